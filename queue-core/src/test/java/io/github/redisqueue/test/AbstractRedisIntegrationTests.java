@@ -1,0 +1,46 @@
+package io.github.redisqueue.test;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInstance;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * Base of tests that need Redis: the shared test server, a connection factory and a
+ * {@link StringRedisTemplate} per test class, and an empty database before each test. One
+ * instance per class ({@link TestInstance.Lifecycle#PER_CLASS}) so the factory is a plain field.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class AbstractRedisIntegrationTests {
+
+	protected LettuceConnectionFactory connectionFactory;
+
+	protected StringRedisTemplate redis;
+
+	/** The shared test server. */
+	protected RedisEndpoint endpoint() {
+		return TestRedis.shared();
+	}
+
+	@BeforeAll
+	void connect() {
+		this.connectionFactory = TestRedis.connectionFactory(endpoint());
+		this.redis = new StringRedisTemplate(this.connectionFactory);
+	}
+
+	@BeforeEach
+	void flush() {
+		TestRedis.flushAll(endpoint());
+	}
+
+	@AfterAll
+	void disconnect() {
+		if (this.connectionFactory != null) {
+			this.connectionFactory.destroy();
+		}
+	}
+
+}

@@ -1,0 +1,211 @@
+package io.github.redisqueue.test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A {@code redis-server} process owned by a test: bound to 127.0.0.1 on a free port, in a
+ * temporary folder of its own, stopped by PID. {@link #restart()} starts it again on the same
+ * port and folder, so an append-only file survives a {@link #kill()}.
+ */
+public final class RedisServerProcess implements AutoCloseable {
+
+	private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
+
+	static {
+		Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(Process::destroyForcibly)));
+	}
+
+	private final Path binary;
+
+	private final Path dir;
+
+	private final int port;
+
+	private final List<String> extraArgs;
+
+	private Process process;
+
+	/**
+	 * @param binary the redis-server executable
+	 * @param extraArgs further configuration, e.g. {@code "--appendonly", "yes"}
+	 */
+	public RedisServerProcess(Path binary, String... extraArgs) {
+		this.binary = binary;
+		this.extraArgs = List.of(extraArgs);
+		try {
+			this.dir = Files.createTempDirectory("redis-test-");
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		this.port = freePort();
+	}
+
+	/** Start the server and wait until it answers PING (and has loaded its data). */
+	public RedisServerProcess start() {
+		List<String> command = new ArrayList<>(List.of(this.binary.toString(), "--port", String.valueOf(this.port),
+				"--bind", "127.0.0.1", "--protected-mode", "no", "--daemonize", "no", "--dir", this.dir.toString()));
+		if (!this.extraArgs.contains("--save")) {
+			command.addAll(List.of("--save", ""));
+		}
+		if (!this.extraArgs.contains("--appendonly")) {
+			command.addAll(List.of("--appendonly", "no"));
+		}
+		command.addAll(this.extraArgs);
+		try {
+			this.process = new ProcessBuilder(command).redirectErrorStream(true)
+				.redirectOutput(ProcessBuilder.Redirect.appendTo(log().toFile()))
+				.start();
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Cannot start " + this.binary + ": " + ex.getMessage(), ex);
+		}
+		LIVE.add(this.process);
+		awaitReady();
+		return this;
+	}
+
+	private void awaitReady() {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		String last = "";
+		while (System.nanoTime() < deadline) {
+			if (!this.process.isAlive()) {
+				throw new IllegalStateException("redis-server exited with " + this.process.exitValue() + "; log:\n" + logTail());
+			}
+			try {
+				if ("PONG".equals(RespClient.call(host(), this.port, "PING"))
+						&& RespClient.call(host(), this.port, "INFO", "persistence").contains("loading:0")) {
+					return;
+				}
+			}
+			catch (IOException ex) {
+				last = ex.getMessage();
+			}
+			try {
+				this.process.waitFor(20, TimeUnit.MILLISECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted while starting redis-server", ex);
+			}
+		}
+		throw new IllegalStateException("redis-server on port " + this.port + " did not answer within 10 s (" + last
+				+ "); log:\n" + logTail());
+	}
+
+	/** The server's host: always 127.0.0.1. */
+	public String host() {
+		return "127.0.0.1";
+	}
+
+	/** Its port. */
+	public int port() {
+		return this.port;
+	}
+
+	/** Its PID. */
+	public long pid() {
+		return this.process.pid();
+	}
+
+	/** Its endpoint. */
+	public RedisEndpoint endpoint() {
+		return new RedisEndpoint(host(), this.port, "redis-server " + this.binary);
+	}
+
+	/** Whether the process runs. */
+	public boolean isAlive() {
+		return this.process != null && this.process.isAlive();
+	}
+
+	/** Kill the process with SIGKILL and wait until it is gone. */
+	public void kill() {
+		if (this.process == null) {
+			return;
+		}
+		this.process.destroyForcibly();
+		waitForExit();
+	}
+
+	/** Stop the process (SIGTERM) and wait until it is gone. */
+	public void stop() {
+		if (this.process == null || !this.process.isAlive()) {
+			return;
+		}
+		this.process.destroy();
+		try {
+			if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
+				this.process.destroyForcibly();
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		waitForExit();
+	}
+
+	/** Start again on the same port and folder. */
+	public RedisServerProcess restart() {
+		if (isAlive()) {
+			stop();
+		}
+		return start();
+	}
+
+	@Override
+	public void close() {
+		stop();
+		try (Stream<Path> files = Files.walk(this.dir)) {
+			files.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
+		}
+		catch (IOException ex) {
+			// a leftover temporary folder is harmless
+		}
+	}
+
+	private void waitForExit() {
+		try {
+			this.process.waitFor(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		LIVE.remove(this.process);
+	}
+
+	private Path log() {
+		return this.dir.resolve("redis.log");
+	}
+
+	private String logTail() {
+		try {
+			List<String> lines = Files.readAllLines(log());
+			return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
+		}
+		catch (IOException ex) {
+			return "(no log)";
+		}
+	}
+
+	private static int freePort() {
+		try (ServerSocket socket = new ServerSocket(0)) {
+			socket.setReuseAddress(true);
+			return socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+}
