@@ -1,0 +1,253 @@
+package io.github.redisqueue.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Per-job options of an enqueue. Immutable; build with {@link #builder()}. Every setter checks
+ * its value and throws an {@link IllegalArgumentException} that names the value and the rule.
+ *
+ * <pre class="code">
+ * JobOptions options = JobOptions.builder()
+ *         .priority(10)
+ *         .delay(Duration.ofMinutes(5))
+ *         .uniqueKey("invoice-42")
+ *         .expireAfter(Duration.ofHours(1))
+ *         .build();
+ * </pre>
+ *
+ * @since 0.1.0
+ */
+public final class JobOptions {
+
+	/** Lowest priority. */
+	public static final int MIN_PRIORITY = -1000;
+
+	/** Highest priority. */
+	public static final int MAX_PRIORITY = 1000;
+
+	/** Most attempts a job may be given. */
+	public static final int MAX_ATTEMPTS_LIMIT = 10_000;
+
+	/** Longest uniqueness key, in characters. */
+	public static final int MAX_UNIQUE_KEY_LENGTH = 512;
+
+	private static final JobOptions DEFAULTS = new Builder().build();
+
+	private final int priority;
+
+	private final @Nullable Duration delay;
+
+	private final @Nullable Instant runAt;
+
+	private final @Nullable String uniqueKey;
+
+	private final Duration uniqueFor;
+
+	private final @Nullable Duration expireAfter;
+
+	private final @Nullable Integer maxAttempts;
+
+	private final Map<String, String> headers;
+
+	private JobOptions(Builder builder) {
+		this.priority = builder.priority;
+		this.delay = builder.delay;
+		this.runAt = builder.runAt;
+		this.uniqueKey = builder.uniqueKey;
+		this.uniqueFor = builder.uniqueFor;
+		this.expireAfter = builder.expireAfter;
+		this.maxAttempts = builder.maxAttempts;
+		this.headers = Collections.unmodifiableMap(new LinkedHashMap<>(builder.headers));
+	}
+
+	/** Options with every default: priority 0, no delay, no uniqueness, no expiry. */
+	public static JobOptions defaults() {
+		return DEFAULTS;
+	}
+
+	/** A builder starting from the defaults. */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	/** A builder starting from these options. */
+	public Builder toBuilder() {
+		Builder builder = new Builder();
+		builder.priority = this.priority;
+		builder.delay = this.delay;
+		builder.runAt = this.runAt;
+		builder.uniqueKey = this.uniqueKey;
+		builder.uniqueFor = this.uniqueFor;
+		builder.expireAfter = this.expireAfter;
+		builder.maxAttempts = this.maxAttempts;
+		builder.headers.putAll(this.headers);
+		return builder;
+	}
+
+	/** Priority from {@value #MIN_PRIORITY} to {@value #MAX_PRIORITY}; higher runs first. */
+	public int getPriority() {
+		return this.priority;
+	}
+
+	/** Time to wait before the job may run, if any. */
+	public @Nullable Duration getDelay() {
+		return this.delay;
+	}
+
+	/** Time at which the job may run, if any; wins over {@link #getDelay()}. */
+	public @Nullable Instant getRunAt() {
+		return this.runAt;
+	}
+
+	/** Key that refuses a second job while this one waits, is delayed or runs. */
+	public @Nullable String getUniqueKey() {
+		return this.uniqueKey;
+	}
+
+	/** How long the uniqueness key stays taken after the job completed. */
+	public Duration getUniqueFor() {
+		return this.uniqueFor;
+	}
+
+	/** Time after enqueue past which a job that has not started goes to the dead letters. */
+	public @Nullable Duration getExpireAfter() {
+		return this.expireAfter;
+	}
+
+	/** Attempts the job may use, or {@code null} for the queue's default. */
+	public @Nullable Integer getMaxAttempts() {
+		return this.maxAttempts;
+	}
+
+	/** String headers stored with the job (trace context and the like). */
+	public Map<String, String> getHeaders() {
+		return this.headers;
+	}
+
+	/**
+	 * Builder for {@link JobOptions}.
+	 */
+	public static final class Builder {
+
+		private int priority;
+
+		private @Nullable Duration delay;
+
+		private @Nullable Instant runAt;
+
+		private @Nullable String uniqueKey;
+
+		private Duration uniqueFor = Duration.ZERO;
+
+		private @Nullable Duration expireAfter;
+
+		private @Nullable Integer maxAttempts;
+
+		private final Map<String, String> headers = new LinkedHashMap<>();
+
+		private Builder() {
+		}
+
+		/** Priority from -1000 to 1000, higher first; jobs of one priority run in FIFO order. */
+		public Builder priority(int priority) {
+			if (priority < MIN_PRIORITY || priority > MAX_PRIORITY) {
+				throw new IllegalArgumentException("Priority " + priority + " is out of range: it must be from "
+						+ MIN_PRIORITY + " to " + MAX_PRIORITY);
+			}
+			this.priority = priority;
+			return this;
+		}
+
+		/** Run no sooner than this long after enqueue (measured by the Redis server clock). */
+		public Builder delay(Duration delay) {
+			if (delay.isNegative()) {
+				throw new IllegalArgumentException("Delay " + delay + " is negative: it must be zero or more");
+			}
+			this.delay = delay;
+			return this;
+		}
+
+		/** Run no sooner than this time (compared with the Redis server clock). */
+		public Builder runAt(Instant runAt) {
+			if (runAt.toEpochMilli() <= 0) {
+				throw new IllegalArgumentException("Run-at time " + runAt + " must be after the epoch");
+			}
+			this.runAt = runAt;
+			return this;
+		}
+
+		/**
+		 * Refuse a second job with this key while this one is waiting, delayed or running. The
+		 * refused enqueue returns the id of the job that holds the key.
+		 */
+		public Builder uniqueKey(String uniqueKey) {
+			if (uniqueKey.isEmpty() || uniqueKey.length() > MAX_UNIQUE_KEY_LENGTH) {
+				throw new IllegalArgumentException("Uniqueness key '" + abbreviate(uniqueKey)
+						+ "' must have from 1 to " + MAX_UNIQUE_KEY_LENGTH + " characters");
+			}
+			this.uniqueKey = uniqueKey;
+			return this;
+		}
+
+		/** Keep the uniqueness key taken for this long after the job completed. */
+		public Builder uniqueFor(Duration uniqueFor) {
+			if (uniqueFor.isNegative()) {
+				throw new IllegalArgumentException(
+						"Uniqueness window " + uniqueFor + " is negative: it must be zero or more");
+			}
+			this.uniqueFor = uniqueFor;
+			return this;
+		}
+
+		/** Dead-letter the job with reason "expired" if it has not started this long after enqueue. */
+		public Builder expireAfter(Duration expireAfter) {
+			if (expireAfter.isNegative() || expireAfter.isZero()) {
+				throw new IllegalArgumentException("Expiry " + expireAfter + " must be positive");
+			}
+			this.expireAfter = expireAfter;
+			return this;
+		}
+
+		/** Attempts the job may use before it is dead-lettered, from 1 to 10,000. */
+		public Builder maxAttempts(int maxAttempts) {
+			if (maxAttempts < 1 || maxAttempts > MAX_ATTEMPTS_LIMIT) {
+				throw new IllegalArgumentException(
+						"Max attempts " + maxAttempts + " is out of range: it must be from 1 to " + MAX_ATTEMPTS_LIMIT);
+			}
+			this.maxAttempts = maxAttempts;
+			return this;
+		}
+
+		/** Add a string header. */
+		public Builder header(String name, String value) {
+			if (name.isEmpty()) {
+				throw new IllegalArgumentException("Header names must not be empty");
+			}
+			this.headers.put(name, value);
+			return this;
+		}
+
+		/** Add string headers. */
+		public Builder headers(Map<String, String> headers) {
+			headers.forEach(this::header);
+			return this;
+		}
+
+		/** The options. */
+		public JobOptions build() {
+			return new JobOptions(this);
+		}
+
+		private static String abbreviate(String value) {
+			return (value.length() > 40) ? value.substring(0, 40) + "..." : value;
+		}
+
+	}
+
+}

@@ -1,0 +1,36 @@
+package io.github.redisqueue.core;
+
+/**
+ * Where a job is in its life.
+ *
+ * @since 0.1.0
+ */
+public enum JobState {
+
+	/** Waiting to be reserved. */
+	READY,
+
+	/** Waiting for its due time (first run or retry back-off). */
+	DELAYED,
+
+	/** Reserved under a lease. */
+	ACTIVE,
+
+	/** Acknowledged and kept for the completed-job retention. */
+	COMPLETED,
+
+	/** In the dead letters: attempts exhausted, refused as fatal, or expired. */
+	DEAD;
+
+	static JobState fromRedis(String value) {
+		return switch (value) {
+			case "ready" -> READY;
+			case "delayed" -> DELAYED;
+			case "active" -> ACTIVE;
+			case "completed" -> COMPLETED;
+			case "dead" -> DEAD;
+			default -> throw new IllegalStateException("Unknown job state '" + value + "' in Redis");
+		};
+	}
+
+}

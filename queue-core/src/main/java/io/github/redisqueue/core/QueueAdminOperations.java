@@ -1,0 +1,102 @@
+package io.github.redisqueue.core;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Inspection and maintenance of queues: counts, one job, dead letters, pause, and the reaper.
+ *
+ * @since 0.1.0
+ * @see QueueTemplate
+ */
+public interface QueueAdminOperations {
+
+	/**
+	 * Names of the queues that have seen an enqueue under this key prefix.
+	 * @return the queue names, sorted
+	 */
+	Set<String> queues();
+
+	/**
+	 * Jobs per state and running totals of one queue, in one round trip.
+	 * @param queue the queue name
+	 * @return the counts
+	 */
+	QueueCounts counts(String queue);
+
+	/**
+	 * One job with its state.
+	 * @param queue the queue name
+	 * @param id the job id
+	 * @return the job, or empty when it does not exist (any more)
+	 */
+	Optional<JobInfo> job(String queue, String id);
+
+	/**
+	 * A page of dead letters, most recent first.
+	 * @param queue the queue name
+	 * @param offset jobs to skip
+	 * @param count most jobs to return
+	 * @return the page
+	 */
+	List<DeadJob> deadLetters(String queue, int offset, int count);
+
+	/**
+	 * Put a dead job back in the queue with no attempts used.
+	 * @param queue the queue name
+	 * @param id the job id
+	 * @return whether it was dead and is now ready
+	 */
+	boolean retryDead(String queue, String id);
+
+	/**
+	 * Put every dead job back in the queue (in bounded steps).
+	 * @param queue the queue name
+	 * @return how many were put back
+	 */
+	long retryAllDead(String queue);
+
+	/**
+	 * Delete one dead job.
+	 * @param queue the queue name
+	 * @param id the job id
+	 * @return whether it was dead and is now deleted
+	 */
+	boolean purgeDead(String queue, String id);
+
+	/**
+	 * Delete every dead job (in bounded steps).
+	 * @param queue the queue name
+	 * @return how many were deleted
+	 */
+	long purgeAllDead(String queue);
+
+	/**
+	 * Stop handing out jobs of a queue; enqueues still work and leases already held run on.
+	 * @param queue the queue name
+	 */
+	void pause(String queue);
+
+	/**
+	 * Hand out jobs of a paused queue again.
+	 * @param queue the queue name
+	 */
+	void resume(String queue);
+
+	/**
+	 * One reaper pass over one queue: expired leases back to ready (or dead when their attempts
+	 * are used up), due delayed jobs promoted, expired jobs dead-lettered, completed and dead jobs
+	 * past their retention deleted. Safe to run from many processes at once.
+	 * @param queue the queue name
+	 * @return what the pass did
+	 */
+	ReapResult reapOnce(String queue);
+
+	/**
+	 * One reaper pass over every known queue.
+	 * @return what the passes did, summed
+	 */
+	ReapResult reapOnce();
+
+}

@@ -1,0 +1,32 @@
+package io.github.redisqueue.core;
+
+import java.util.Map;
+
+/**
+ * Number of jobs per state in one queue, and the queue's running totals.
+ *
+ * @param queue the queue name
+ * @param ready jobs waiting to be reserved
+ * @param delayed jobs waiting for their due time
+ * @param inFlight jobs reserved under a lease
+ * @param dead jobs in the dead letters
+ * @param completed completed jobs still retained
+ * @param paused whether the queue is paused
+ * @param totals running counters since the queue was created: enqueued, completed, failed, dead,
+ * expired, reaped, duplicates
+ * @since 0.1.0
+ */
+public record QueueCounts(String queue, long ready, long delayed, long inFlight, long dead, long completed,
+		boolean paused, Map<String, Long> totals) {
+
+	/** Jobs that still have to run: ready, delayed and in flight. */
+	public long pending() {
+		return this.ready + this.delayed + this.inFlight;
+	}
+
+	/** One running total, 0 when it never moved. */
+	public long total(String name) {
+		return this.totals.getOrDefault(name, 0L);
+	}
+
+}

@@ -1,0 +1,89 @@
+package io.github.redisqueue.core;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * The Redis keys of one queue. Every key shares the hash tag {@code {prefix:queue}}, so each
+ * script touches one cluster slot and queues spread over a cluster.
+ *
+ * @since 0.1.0
+ */
+public final class QueueKeys {
+
+	/** Version of the key layout, recorded under {@code <prefix>:layout}. */
+	public static final String LAYOUT_VERSION = "1";
+
+	private final String queue;
+
+	private final String base;
+
+	private final List<byte[]> scriptKeys;
+
+	private final byte[] jobPrefix;
+
+	private final byte[] uniquePrefix;
+
+	QueueKeys(String prefix, String queue) {
+		this.queue = QueueNames.validate(queue);
+		this.base = "{" + prefix + ":" + queue + "}:";
+		this.scriptKeys = List.of(bytes("ready"), bytes("delayed"), bytes("inflight"), bytes("dead"), bytes("done"),
+				bytes("expiry"), bytes("wake"), bytes("seq"), bytes("paused"), bytes("stats"), bytes("woken"));
+		this.jobPrefix = bytes("job:");
+		this.uniquePrefix = bytes("unique:");
+	}
+
+	/** The queue name. */
+	public String queue() {
+		return this.queue;
+	}
+
+	/** Full name of one of the queue's keys, for example {@code key("ready")}. */
+	public String key(String suffix) {
+		return this.base + suffix;
+	}
+
+	/** Full name of a job's hash. */
+	public String jobKey(String id) {
+		return this.base + "job:" + id;
+	}
+
+	List<byte[]> scriptKeys() {
+		return this.scriptKeys;
+	}
+
+	byte[] jobPrefix() {
+		return this.jobPrefix;
+	}
+
+	byte[] uniquePrefix() {
+		return this.uniquePrefix;
+	}
+
+	byte[] wake() {
+		return this.scriptKeys.get(6);
+	}
+
+	byte[] woken() {
+		return this.scriptKeys.get(10);
+	}
+
+	byte[] paused() {
+		return this.scriptKeys.get(8);
+	}
+
+	private byte[] bytes(String suffix) {
+		return (this.base + suffix).getBytes(StandardCharsets.UTF_8);
+	}
+
+	/** Key of the registry of queue names (outside every queue's hash tag). */
+	static String registryKey(String prefix) {
+		return prefix + ":queues";
+	}
+
+	/** Key holding the layout version. */
+	static String layoutKey(String prefix) {
+		return prefix + ":layout";
+	}
+
+}

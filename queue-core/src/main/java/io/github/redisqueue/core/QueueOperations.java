@@ -1,0 +1,173 @@
+package io.github.redisqueue.core;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * Producing jobs and consuming them by hand. Every call is one round trip to Redis (a bulk
+ * enqueue one per chunk) and one atomic script.
+ *
+ * <p>The pull side is for consumers that are not listener threads, such as people working
+ * through a web page: {@link #reserve} hands out jobs under a lease; the holder then calls
+ * {@link #complete}, {@link #retry}, {@link #deadLetter}, {@link #extend} or {@link #release}
+ * with the job's {@link JobRef}. A lease that runs out puts the job back in the queue, and the
+ * old holder's token is refused from then on.
+ *
+ * @since 0.1.0
+ * @see QueueTemplate
+ */
+public interface QueueOperations {
+
+	/**
+	 * Enqueue one job with default options.
+	 * @param queue the queue name
+	 * @param payload the payload, serialized as JSON
+	 * @return the job id
+	 */
+	default EnqueueResult enqueue(String queue, Object payload) {
+		return enqueue(queue, payload, JobOptions.defaults());
+	}
+
+	/**
+	 * Enqueue one job.
+	 * @param queue the queue name
+	 * @param payload the payload, serialized as JSON
+	 * @param options delay, priority, uniqueness, expiry, attempts, headers
+	 * @return the job id, and whether it was refused as a duplicate
+	 * @throws PayloadTooLargeException when the serialized payload is over the limit
+	 * @throws IllegalArgumentException when the queue name is invalid
+	 */
+	EnqueueResult enqueue(String queue, Object payload, JobOptions options);
+
+	/**
+	 * Enqueue many jobs with the same options in as few round trips as possible. Either every
+	 * payload is checked and serialized before anything is sent, so one bad payload sends none.
+	 * @param queue the queue name
+	 * @param payloads the payloads
+	 * @param options options shared by every job
+	 * @return one result per payload, in order
+	 */
+	List<EnqueueResult> enqueueAll(String queue, Collection<?> payloads, JobOptions options);
+
+	/**
+	 * Reserve up to {@code max} jobs under a lease, for this template's worker identity.
+	 * @param queue the queue name
+	 * @param max the most jobs to take
+	 * @param lease how long the jobs are held before they go back to the queue
+	 * @return the jobs, possibly none
+	 */
+	List<ReservedJob> reserve(String queue, int max, Duration lease);
+
+	/**
+	 * Reserve up to {@code max} jobs and read their payloads as {@code type}. A job whose payload
+	 * cannot be read is dead-lettered with the reason and left out; the others are returned.
+	 * @param queue the queue name
+	 * @param max the most jobs to take
+	 * @param lease the lease length
+	 * @param type the payload type
+	 * @param <T> the payload type
+	 * @return the jobs with readable payloads
+	 */
+	<T> List<Job<T>> reserve(String queue, int max, Duration lease, Class<T> type);
+
+	/**
+	 * Reserve for a named worker and report what a fetch loop needs to block efficiently.
+	 * @param queue the queue name
+	 * @param max the most jobs to take
+	 * @param lease the lease length
+	 * @param workerId the identity recorded on the leases
+	 * @return the jobs and the next due time of a delayed job
+	 */
+	Reservation reserveBatch(String queue, int max, Duration lease, String workerId);
+
+	/**
+	 * Acknowledge a job: it leaves Redis (or the completed set, when completed jobs are kept).
+	 * @param queue the queue name
+	 * @param job the id and lease token
+	 * @return {@link AckResult#STALE_TOKEN} when the lease is no longer this token's
+	 */
+	AckResult complete(String queue, JobRef job);
+
+	/**
+	 * Acknowledge many jobs in one call.
+	 * @param queue the queue name
+	 * @param jobs ids and tokens
+	 * @return one result per job, in order
+	 */
+	List<AckResult> completeAll(String queue, Collection<JobRef> jobs);
+
+	/**
+	 * Record a failed attempt and run the job again after {@code delay}, or dead-letter it when
+	 * its attempts are used up.
+	 * @param queue the queue name
+	 * @param job the id and lease token
+	 * @param error the error text kept with the job
+	 * @param delay back-off before the next attempt
+	 * @return whether a retry was scheduled or the job died
+	 */
+	FailResult retry(String queue, JobRef job, String error, Duration delay);
+
+	/**
+	 * Dead-letter a job now, whatever attempts it has left.
+	 * @param queue the queue name
+	 * @param job the id and lease token
+	 * @param error the reason kept with the job
+	 * @return {@link FailResult#DEAD_LETTERED} unless the token is stale or the job gone
+	 */
+	FailResult deadLetter(String queue, JobRef job, String error);
+
+	/**
+	 * Extend a lease to {@code lease} from now.
+	 * @param queue the queue name
+	 * @param job the id and lease token
+	 * @param lease the new lease length
+	 * @return the new deadline, or why it was refused
+	 */
+	ExtendResult extend(String queue, JobRef job, Duration lease);
+
+	/**
+	 * Extend many leases in one call.
+	 * @param queue the queue name
+	 * @param jobs ids and tokens
+	 * @param lease the new lease length
+	 * @return one result per job, in order
+	 */
+	List<ExtendResult> extendAll(String queue, Collection<JobRef> jobs, Duration lease);
+
+	/**
+	 * Give a job back to the queue at its place, without counting the attempt.
+	 * @param queue the queue name
+	 * @param job the id and lease token
+	 * @return {@link AckResult#STALE_TOKEN} when the lease is no longer this token's
+	 */
+	AckResult release(String queue, JobRef job);
+
+	/**
+	 * Give many jobs back in one call.
+	 * @param queue the queue name
+	 * @param jobs ids and tokens
+	 * @return one result per job, in order
+	 */
+	List<AckResult> releaseAll(String queue, Collection<JobRef> jobs);
+
+	/**
+	 * Give back every job that a worker identity holds in a queue, for example when a worker
+	 * restarts with the same identity.
+	 * @param queue the queue name
+	 * @param workerId the worker identity
+	 * @return the number of jobs given back
+	 */
+	int releaseWorker(String queue, String workerId);
+
+	/**
+	 * Read a reserved job's payload as the consumer's type.
+	 * @param job the reserved job
+	 * @param type the type
+	 * @param <T> the type
+	 * @return the payload
+	 * @throws io.github.redisqueue.support.converter.JobConversionException when it cannot be read
+	 */
+	<T> T readPayload(ReservedJob job, java.lang.reflect.Type type);
+
+}

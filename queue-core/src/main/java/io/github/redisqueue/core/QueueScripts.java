@@ -1,0 +1,99 @@
+package io.github.redisqueue.core;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.core.script.DefaultRedisScript;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * The Lua scripts of the engine, read once from {@code io/github/redisqueue/scripts/} and run by
+ * SHA ({@link RedisScript} falls back to a plain EVAL after {@code NOSCRIPT}, which reloads the
+ * script after a restart, a failover or {@code SCRIPT FLUSH}). Each script is the shared prelude
+ * {@code common.lua} followed by its own file.
+ *
+ * @since 0.1.0
+ */
+@SuppressWarnings("rawtypes")
+public final class QueueScripts {
+
+	private static final String LOCATION = "io/github/redisqueue/scripts/";
+
+	private final RedisScript<List> enqueue = load("enqueue");
+
+	private final RedisScript<List> reserve = load("reserve");
+
+	private final RedisScript<List> complete = load("complete");
+
+	private final RedisScript<List> fail = load("fail");
+
+	private final RedisScript<List> extend = load("extend");
+
+	private final RedisScript<List> release = load("release");
+
+	private final RedisScript<List> reap = load("reap");
+
+	private final RedisScript<List> dead = load("dead");
+
+	private final RedisScript<List> inspect = load("inspect");
+
+	public RedisScript<List> enqueue() {
+		return this.enqueue;
+	}
+
+	public RedisScript<List> reserve() {
+		return this.reserve;
+	}
+
+	public RedisScript<List> complete() {
+		return this.complete;
+	}
+
+	public RedisScript<List> fail() {
+		return this.fail;
+	}
+
+	public RedisScript<List> extend() {
+		return this.extend;
+	}
+
+	public RedisScript<List> release() {
+		return this.release;
+	}
+
+	public RedisScript<List> reap() {
+		return this.reap;
+	}
+
+	public RedisScript<List> dead() {
+		return this.dead;
+	}
+
+	public RedisScript<List> inspect() {
+		return this.inspect;
+	}
+
+	/** Every script, for preloading. */
+	public List<RedisScript<List>> all() {
+		return List.of(this.enqueue, this.reserve, this.complete, this.fail, this.extend, this.release, this.reap,
+				this.dead, this.inspect);
+	}
+
+	private static RedisScript<List> load(String name) {
+		return new DefaultRedisScript<>(read("common") + "\n" + read(name), List.class);
+	}
+
+	private static String read(String name) {
+		ClassPathResource resource = new ClassPathResource(LOCATION + name + ".lua", QueueScripts.class.getClassLoader());
+		try (InputStream in = resource.getInputStream()) {
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Cannot read script " + resource, ex);
+		}
+	}
+
+}

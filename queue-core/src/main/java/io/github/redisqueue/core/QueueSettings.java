@@ -1,0 +1,129 @@
+package io.github.redisqueue.core;
+
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.time.Duration;
+
+/**
+ * Engine-wide settings of a {@link QueueTemplate}. Immutable; start from {@link #defaults()} and
+ * change with the {@code with...} methods, each of which checks its value.
+ *
+ * @param keyPrefix prefix of every Redis key (default {@code rq})
+ * @param workerId identity recorded on leases this process holds (default {@code host:pid})
+ * @param maxPayloadBytes largest serialized payload accepted at enqueue (default 1 MiB)
+ * @param defaultMaxAttempts attempts a job gets when its options name none (default 3)
+ * @param completedRetention how long completed jobs are kept; zero deletes them at once (default)
+ * @param deadRetention how long dead jobs are kept; zero keeps them until purged (default 7 days)
+ * @param reclaimBatch most expired leases a single reserve call takes back (default 100)
+ * @param reapBatch most jobs a reaper pass handles per step (default 1,000)
+ * @param enqueueChunk most jobs sent in one script call by a bulk enqueue (default 500)
+ * @since 0.1.0
+ */
+public record QueueSettings(String keyPrefix, String workerId, int maxPayloadBytes, int defaultMaxAttempts,
+		Duration completedRetention, Duration deadRetention, int reclaimBatch, int reapBatch, int enqueueChunk) {
+
+	/** Default key prefix. */
+	public static final String DEFAULT_KEY_PREFIX = "rq";
+
+	/** Default largest payload: 1 MiB. */
+	public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
+
+	/** Default attempts per job. */
+	public static final int DEFAULT_MAX_ATTEMPTS = 3;
+
+	/** Default retention of dead jobs. */
+	public static final Duration DEFAULT_DEAD_RETENTION = Duration.ofDays(7);
+
+	public QueueSettings {
+		QueueNames.validatePrefix(keyPrefix);
+		if (workerId.isBlank() || workerId.length() > 200) {
+			throw new IllegalArgumentException("Worker id '" + workerId + "' must have 1 to 200 characters");
+		}
+		positive("Max payload size", maxPayloadBytes);
+		if (defaultMaxAttempts < 1 || defaultMaxAttempts > JobOptions.MAX_ATTEMPTS_LIMIT) {
+			throw new IllegalArgumentException("Default max attempts " + defaultMaxAttempts
+					+ " is out of range: it must be from 1 to " + JobOptions.MAX_ATTEMPTS_LIMIT);
+		}
+		notNegative("Completed-job retention", completedRetention);
+		notNegative("Dead-job retention", deadRetention);
+		positive("Reclaim batch", reclaimBatch);
+		positive("Reap batch", reapBatch);
+		positive("Enqueue chunk", enqueueChunk);
+	}
+
+	/** The default settings, with a worker id made of host name and process id. */
+	public static QueueSettings defaults() {
+		return new QueueSettings(DEFAULT_KEY_PREFIX, defaultWorkerId(), DEFAULT_MAX_PAYLOAD_BYTES, DEFAULT_MAX_ATTEMPTS,
+				Duration.ZERO, DEFAULT_DEAD_RETENTION, 100, 1000, 500);
+	}
+
+	/** {@code host:pid} of this JVM. */
+	public static String defaultWorkerId() {
+		String host;
+		try {
+			host = InetAddress.getLocalHost().getHostName();
+		}
+		catch (Exception ex) {
+			host = "localhost";
+		}
+		return host + ":" + ManagementFactory.getRuntimeMXBean().getPid();
+	}
+
+	public QueueSettings withKeyPrefix(String keyPrefix) {
+		return new QueueSettings(keyPrefix, this.workerId, this.maxPayloadBytes, this.defaultMaxAttempts,
+				this.completedRetention, this.deadRetention, this.reclaimBatch, this.reapBatch, this.enqueueChunk);
+	}
+
+	public QueueSettings withWorkerId(String workerId) {
+		return new QueueSettings(this.keyPrefix, workerId, this.maxPayloadBytes, this.defaultMaxAttempts,
+				this.completedRetention, this.deadRetention, this.reclaimBatch, this.reapBatch, this.enqueueChunk);
+	}
+
+	public QueueSettings withMaxPayloadBytes(int maxPayloadBytes) {
+		return new QueueSettings(this.keyPrefix, this.workerId, maxPayloadBytes, this.defaultMaxAttempts,
+				this.completedRetention, this.deadRetention, this.reclaimBatch, this.reapBatch, this.enqueueChunk);
+	}
+
+	public QueueSettings withDefaultMaxAttempts(int defaultMaxAttempts) {
+		return new QueueSettings(this.keyPrefix, this.workerId, this.maxPayloadBytes, defaultMaxAttempts,
+				this.completedRetention, this.deadRetention, this.reclaimBatch, this.reapBatch, this.enqueueChunk);
+	}
+
+	public QueueSettings withCompletedRetention(Duration completedRetention) {
+		return new QueueSettings(this.keyPrefix, this.workerId, this.maxPayloadBytes, this.defaultMaxAttempts,
+				completedRetention, this.deadRetention, this.reclaimBatch, this.reapBatch, this.enqueueChunk);
+	}
+
+	public QueueSettings withDeadRetention(Duration deadRetention) {
+		return new QueueSettings(this.keyPrefix, this.workerId, this.maxPayloadBytes, this.defaultMaxAttempts,
+				this.completedRetention, deadRetention, this.reclaimBatch, this.reapBatch, this.enqueueChunk);
+	}
+
+	public QueueSettings withReclaimBatch(int reclaimBatch) {
+		return new QueueSettings(this.keyPrefix, this.workerId, this.maxPayloadBytes, this.defaultMaxAttempts,
+				this.completedRetention, this.deadRetention, reclaimBatch, this.reapBatch, this.enqueueChunk);
+	}
+
+	public QueueSettings withReapBatch(int reapBatch) {
+		return new QueueSettings(this.keyPrefix, this.workerId, this.maxPayloadBytes, this.defaultMaxAttempts,
+				this.completedRetention, this.deadRetention, this.reclaimBatch, reapBatch, this.enqueueChunk);
+	}
+
+	public QueueSettings withEnqueueChunk(int enqueueChunk) {
+		return new QueueSettings(this.keyPrefix, this.workerId, this.maxPayloadBytes, this.defaultMaxAttempts,
+				this.completedRetention, this.deadRetention, this.reclaimBatch, this.reapBatch, enqueueChunk);
+	}
+
+	private static void positive(String what, int value) {
+		if (value <= 0) {
+			throw new IllegalArgumentException(what + " " + value + " must be positive");
+		}
+	}
+
+	private static void notNegative(String what, Duration value) {
+		if (value.isNegative()) {
+			throw new IllegalArgumentException(what + " " + value + " must not be negative");
+		}
+	}
+
+}

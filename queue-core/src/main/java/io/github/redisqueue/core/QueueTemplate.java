@@ -1,0 +1,596 @@
+package io.github.redisqueue.core;
+
+import java.lang.reflect.Type;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+import io.github.redisqueue.support.converter.JacksonJobSerializer;
+import io.github.redisqueue.support.converter.JobConversionException;
+import io.github.redisqueue.support.converter.JobSerializer;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.RedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.data.redis.serializer.RedisSerializer;
+
+/**
+ * The Redis implementation of {@link QueueOperations} and {@link QueueAdminOperations}. Thread
+ * safe; one instance per application is enough. Every state change of a job is one Lua script,
+ * with times taken from the Redis server clock inside the script.
+ *
+ * <pre class="code">
+ * QueueTemplate queues = new QueueTemplate(connectionFactory);
+ * queues.enqueue("emails", new Email("ada@example.com", "Welcome"));
+ *
+ * for (Job&lt;Email&gt; job : queues.reserve("emails", 10, Duration.ofMinutes(5), Email.class)) {
+ *     send(job.payload());
+ *     queues.complete("emails", job.ref());
+ * }
+ * </pre>
+ *
+ * @since 0.1.0
+ */
+public class QueueTemplate implements QueueOperations, QueueAdminOperations {
+
+	/** Shortest lease accepted. */
+	public static final Duration MIN_LEASE = Duration.ofMillis(10);
+
+	/** Longest lease accepted. */
+	public static final Duration MAX_LEASE = Duration.ofDays(7);
+
+	/** Most jobs one reserve call may take. */
+	public static final int MAX_RESERVE = 10_000;
+
+	private static final Logger logger = LoggerFactory.getLogger(QueueTemplate.class);
+
+	private static final RedisSerializer<byte[]> BYTES = RedisSerializer.byteArray();
+
+	private static final byte[] EMPTY = new byte[0];
+
+	private static final byte[] RETRY = ascii("retry");
+
+	private static final byte[] DEAD = ascii("dead");
+
+	private static final byte[] PURGE = ascii("purge");
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final RedisTemplate<byte[], byte[]> redis;
+
+	private final QueueScripts scripts;
+
+	private final JobSerializer serializer;
+
+	private final QueueSettings settings;
+
+	private final ConcurrentMap<String, QueueKeys> keys = new ConcurrentHashMap<>();
+
+	private final Set<String> registered = ConcurrentHashMap.newKeySet();
+
+	private volatile boolean layoutChecked;
+
+	/**
+	 * A template with JSON payloads and default settings.
+	 * @param connectionFactory the Redis connection factory
+	 */
+	public QueueTemplate(RedisConnectionFactory connectionFactory) {
+		this(connectionFactory, new JacksonJobSerializer(), QueueSettings.defaults());
+	}
+
+	/**
+	 * A template.
+	 * @param connectionFactory the Redis connection factory
+	 * @param serializer payload and header serialization
+	 * @param settings engine settings
+	 */
+	public QueueTemplate(RedisConnectionFactory connectionFactory, JobSerializer serializer, QueueSettings settings) {
+		this(connectionFactory, serializer, settings, new QueueScripts());
+	}
+
+	/**
+	 * A template with the given scripts holder (shared between templates, or a bean).
+	 * @param connectionFactory the Redis connection factory
+	 * @param serializer payload and header serialization
+	 * @param settings engine settings
+	 * @param scripts the scripts
+	 */
+	public QueueTemplate(RedisConnectionFactory connectionFactory, JobSerializer serializer, QueueSettings settings,
+			QueueScripts scripts) {
+		this.connectionFactory = connectionFactory;
+		this.serializer = serializer;
+		this.settings = settings;
+		this.scripts = scripts;
+		RedisTemplate<byte[], byte[]> template = new RedisTemplate<>();
+		template.setConnectionFactory(connectionFactory);
+		template.setEnableDefaultSerializer(false);
+		template.setKeySerializer(BYTES);
+		template.setValueSerializer(BYTES);
+		template.setHashKeySerializer(BYTES);
+		template.setHashValueSerializer(BYTES);
+		template.afterPropertiesSet();
+		this.redis = template;
+	}
+
+	/** The engine settings. */
+	public QueueSettings getSettings() {
+		return this.settings;
+	}
+
+	/** The serializer of payloads and headers. */
+	public JobSerializer getSerializer() {
+		return this.serializer;
+	}
+
+	/** The keys of one queue (validates the name). */
+	public QueueKeys keys(String queue) {
+		QueueKeys existing = this.keys.get(queue);
+		return (existing != null) ? existing
+				: this.keys.computeIfAbsent(queue, (name) -> new QueueKeys(this.settings.keyPrefix(), name));
+	}
+
+	// ---- producer
+
+	@Override
+	public EnqueueResult enqueue(String queue, Object payload, JobOptions options) {
+		return enqueueAll(queue, List.of(payload), options).get(0);
+	}
+
+	@Override
+	public List<EnqueueResult> enqueueAll(String queue, Collection<?> payloads, JobOptions options) {
+		QueueKeys k = keys(queue);
+		if (payloads.isEmpty()) {
+			return List.of();
+		}
+		List<byte[]> serialized = new ArrayList<>(payloads.size());
+		for (Object payload : payloads) {
+			if (payload == null) {
+				throw new IllegalArgumentException("Payload for queue '" + queue + "' must not be null");
+			}
+			byte[] bytes = this.serializer.serialize(payload);
+			if (bytes.length > this.settings.maxPayloadBytes()) {
+				throw new PayloadTooLargeException(queue, bytes.length, this.settings.maxPayloadBytes());
+			}
+			serialized.add(bytes);
+		}
+		register(k);
+		byte[][] shared = jobOptionArgs(options);
+		byte[] headers = this.serializer.serializeHeaders(options.getHeaders());
+		List<EnqueueResult> results = new ArrayList<>(payloads.size());
+		int chunk = this.settings.enqueueChunk();
+		for (int from = 0; from < serialized.size(); from += chunk) {
+			List<byte[]> part = serialized.subList(from, Math.min(from + chunk, serialized.size()));
+			List<byte[]> args = new ArrayList<>(1 + part.size() * 9);
+			args.add(num(part.size()));
+			for (byte[] payload : part) {
+				args.add(payload);
+				args.add(headers);
+				Collections.addAll(args, shared);
+			}
+			List<Object> reply = run(this.scripts.enqueue(), k, args);
+			for (int i = 0; i < reply.size(); i += 2) {
+				results.add(new EnqueueResult(text(reply.get(i)), longValue(reply.get(i + 1)) == 0));
+			}
+		}
+		return results;
+	}
+
+	private byte[][] jobOptionArgs(JobOptions options) {
+		int maxAttempts = (options.getMaxAttempts() != null) ? options.getMaxAttempts()
+				: this.settings.defaultMaxAttempts();
+		return new byte[][] { num(options.getPriority()), num(millis(options.getDelay())),
+				num((options.getRunAt() != null) ? options.getRunAt().toEpochMilli() : 0),
+				(options.getUniqueKey() != null) ? utf8(options.getUniqueKey()) : EMPTY,
+				num(options.getUniqueFor().toMillis()), num(millis(options.getExpireAfter())), num(maxAttempts) };
+	}
+
+	// ---- pull API
+
+	@Override
+	public List<ReservedJob> reserve(String queue, int max, Duration lease) {
+		return reserveBatch(queue, max, lease, this.settings.workerId()).jobs();
+	}
+
+	@Override
+	public <T> List<Job<T>> reserve(String queue, int max, Duration lease, Class<T> type) {
+		List<ReservedJob> jobs = reserve(queue, max, lease);
+		List<Job<T>> result = new ArrayList<>(jobs.size());
+		for (ReservedJob job : jobs) {
+			try {
+				result.add(new Job<>(job, readPayload(job, type)));
+			}
+			catch (JobConversionException ex) {
+				logger.warn("Dead-lettering job {} of queue '{}': {}", job.id(), queue, ex.getMessage());
+				deadLetter(queue, job.ref(), ex.getMessage());
+			}
+		}
+		return result;
+	}
+
+	@Override
+	public Reservation reserveBatch(String queue, int max, Duration lease, String workerId) {
+		QueueKeys k = keys(queue);
+		if (max < 1 || max > MAX_RESERVE) {
+			throw new IllegalArgumentException(
+					"Reserve count " + max + " is out of range: it must be from 1 to " + MAX_RESERVE);
+		}
+		checkLease(lease);
+		List<Object> reply = run(this.scripts.reserve(), k, List.of(num(max), num(lease.toMillis()), utf8(workerId),
+				num(this.settings.reclaimBatch()), num(this.settings.reapBatch())));
+		long nextDue = longValue(reply.get(0));
+		int count = (int) longValue(reply.get(3));
+		List<ReservedJob> jobs = new ArrayList<>(count);
+		for (int i = 0, at = 4; i < count; i++, at += 9) {
+			jobs.add(new ReservedJob(queue, text(reply.get(at)), (byte[]) reply.get(at + 1),
+					headers(queue, reply.get(at + 2)), (int) longValue(reply.get(at + 3)),
+					(int) longValue(reply.get(at + 4)), longValue(reply.get(at + 5)),
+					Instant.ofEpochMilli(longValue(reply.get(at + 6))), Instant.ofEpochMilli(longValue(reply.get(at + 7))),
+					(int) longValue(reply.get(at + 8))));
+		}
+		return new Reservation(jobs, (nextDue >= 0) ? Instant.ofEpochMilli(nextDue) : null,
+				(int) longValue(reply.get(1)), (int) longValue(reply.get(2)));
+	}
+
+	@Override
+	public <T> T readPayload(ReservedJob job, Type type) {
+		return this.serializer.deserialize(job.payload(), type);
+	}
+
+	@Override
+	public AckResult complete(String queue, JobRef job) {
+		return completeAll(queue, List.of(job)).get(0);
+	}
+
+	@Override
+	public List<AckResult> completeAll(String queue, Collection<JobRef> jobs) {
+		List<Object> reply = run(this.scripts.complete(), keys(queue),
+				refArgs(num(this.settings.completedRetention().toMillis()), jobs));
+		List<AckResult> results = new ArrayList<>(reply.size());
+		for (Object code : reply) {
+			results.add(AckResult.fromCode(longValue(code)));
+		}
+		return results;
+	}
+
+	@Override
+	public FailResult retry(String queue, JobRef job, String error, Duration delay) {
+		if (delay.isNegative()) {
+			throw new IllegalArgumentException("Retry delay " + delay + " is negative: it must be zero or more");
+		}
+		return fail(queue, job, error, RETRY, delay.toMillis());
+	}
+
+	@Override
+	public FailResult deadLetter(String queue, JobRef job, String error) {
+		return fail(queue, job, error, DEAD, 0);
+	}
+
+	private FailResult fail(String queue, JobRef job, String error, byte[] mode, long delayMs) {
+		List<Object> reply = run(this.scripts.fail(), keys(queue),
+				List.of(utf8(job.id()), num(job.token()), utf8(error), mode, num(delayMs)));
+		return FailResult.fromCode(longValue(reply.get(0)));
+	}
+
+	@Override
+	public ExtendResult extend(String queue, JobRef job, Duration lease) {
+		return extendAll(queue, List.of(job), lease).get(0);
+	}
+
+	@Override
+	public List<ExtendResult> extendAll(String queue, Collection<JobRef> jobs, Duration lease) {
+		checkLease(lease);
+		List<Object> reply = run(this.scripts.extend(), keys(queue), refArgs(num(lease.toMillis()), jobs));
+		List<ExtendResult> results = new ArrayList<>(reply.size());
+		for (Object code : reply) {
+			results.add(ExtendResult.fromCode(longValue(code)));
+		}
+		return results;
+	}
+
+	@Override
+	public AckResult release(String queue, JobRef job) {
+		return releaseAll(queue, List.of(job)).get(0);
+	}
+
+	@Override
+	public List<AckResult> releaseAll(String queue, Collection<JobRef> jobs) {
+		List<Object> reply = run(this.scripts.release(), keys(queue), refArgs(EMPTY, jobs));
+		List<AckResult> results = new ArrayList<>(reply.size());
+		for (Object code : reply) {
+			results.add(AckResult.fromCode(longValue(code)));
+		}
+		return results;
+	}
+
+	@Override
+	public int releaseWorker(String queue, String workerId) {
+		if (workerId.isEmpty()) {
+			throw new IllegalArgumentException("Worker id must not be empty");
+		}
+		return (int) longValue(run(this.scripts.release(), keys(queue), List.of(utf8(workerId))).get(0));
+	}
+
+	/**
+	 * Open a dedicated connection on which a fetch loop blocks until a job may be ready.
+	 * @param queue the queue name
+	 * @return the waiter; close it when the loop ends
+	 */
+	public QueueWaiter openWaiter(String queue) {
+		return new QueueWaiter(this.connectionFactory, keys(queue));
+	}
+
+	// ---- administration
+
+	@Override
+	public Set<String> queues() {
+		Set<byte[]> members = this.redis.opsForSet().members(utf8(QueueKeys.registryKey(this.settings.keyPrefix())));
+		Set<String> names = new TreeSet<>();
+		if (members != null) {
+			members.forEach((member) -> names.add(new String(member, StandardCharsets.UTF_8)));
+		}
+		return names;
+	}
+
+	@Override
+	public QueueCounts counts(String queue) {
+		List<Object> reply = run(this.scripts.inspect(), keys(queue), List.of(EMPTY));
+		return new QueueCounts(queue, longValue(reply.get(0)), longValue(reply.get(1)), longValue(reply.get(2)),
+				longValue(reply.get(3)), longValue(reply.get(4)), longValue(reply.get(5)) == 1,
+				totals((List<?>) reply.get(6)));
+	}
+
+	private static Map<String, Long> totals(List<?> flat) {
+		Map<String, Long> totals = new HashMap<>();
+		for (int i = 0; i + 1 < flat.size(); i += 2) {
+			totals.put(text(flat.get(i)), Long.parseLong(text(flat.get(i + 1))));
+		}
+		return Collections.unmodifiableMap(totals);
+	}
+
+	@Override
+	public Optional<JobInfo> job(String queue, String id) {
+		QueueKeys k = keys(queue);
+		byte[] key = utf8(k.jobKey(id));
+		Map<byte[], byte[]> raw = this.redis.execute((RedisCallback<Map<byte[], byte[]>>) (connection) -> connection
+			.hashCommands()
+			.hGetAll(key));
+		if (raw == null || raw.isEmpty()) {
+			return Optional.empty();
+		}
+		Map<String, byte[]> f = new HashMap<>();
+		raw.forEach((field, value) -> f.put(new String(field, StandardCharsets.UTF_8), value));
+		return Optional.of(new JobInfo(queue, id, JobState.fromRedis(str(f, "state")), f.getOrDefault("payload", EMPTY),
+				headers(queue, f.getOrDefault("headers", EMPTY)), (int) num(f, "priority"), (int) num(f, "attempts"),
+				(int) num(f, "maxAttempts"), Instant.ofEpochMilli(num(f, "enqueuedAt")), instant(f, "dueAt"),
+				instant(f, "expireAt"), instant(f, "leaseUntil"), emptyToNull(str(f, "worker")),
+				emptyToNull(str(f, "error")), instant(f, "finishedAt")));
+	}
+
+	@Override
+	public List<DeadJob> deadLetters(String queue, int offset, int count) {
+		if (offset < 0 || count < 1 || count > MAX_RESERVE) {
+			throw new IllegalArgumentException("Dead-letter page (offset " + offset + ", count " + count
+					+ ") is invalid: offset must be 0 or more and count from 1 to " + MAX_RESERVE);
+		}
+		List<Object> reply = run(this.scripts.inspect(), keys(queue), List.of(DEAD, num(offset), num(count)));
+		List<DeadJob> jobs = new ArrayList<>();
+		for (int at = 7; at + 5 < reply.size(); at += 6) {
+			jobs.add(new DeadJob(text(reply.get(at)), (byte[]) reply.get(at + 1), headers(queue, reply.get(at + 2)),
+					(int) longValue(reply.get(at + 3)), text(reply.get(at + 4)),
+					Instant.ofEpochMilli(longValue(reply.get(at + 5)))));
+		}
+		return jobs;
+	}
+
+	@Override
+	public boolean retryDead(String queue, String id) {
+		return deadOp(queue, RETRY, id) == 1;
+	}
+
+	@Override
+	public long retryAllDead(String queue) {
+		return deadOpAll(queue, RETRY);
+	}
+
+	@Override
+	public boolean purgeDead(String queue, String id) {
+		return deadOp(queue, PURGE, id) == 1;
+	}
+
+	@Override
+	public long purgeAllDead(String queue) {
+		return deadOpAll(queue, PURGE);
+	}
+
+	private long deadOp(String queue, byte[] op, String id) {
+		return longValue(run(this.scripts.dead(), keys(queue), List.of(op, num(1), utf8(id))).get(0));
+	}
+
+	private long deadOpAll(String queue, byte[] op) {
+		long total = 0;
+		long step;
+		do {
+			step = longValue(run(this.scripts.dead(), keys(queue), List.of(op, num(this.settings.reapBatch()))).get(0));
+			total += step;
+		}
+		while (step == this.settings.reapBatch());
+		return total;
+	}
+
+	@Override
+	public void pause(String queue) {
+		QueueKeys k = keys(queue);
+		this.redis.opsForValue().set(k.paused(), ascii("1"));
+	}
+
+	@Override
+	public void resume(String queue) {
+		QueueKeys k = keys(queue);
+		this.redis.delete(k.paused());
+		this.redis.opsForList().rightPush(k.wake(), ascii("1"));
+	}
+
+	@Override
+	public ReapResult reapOnce(String queue) {
+		List<Object> reply = run(this.scripts.reap(), keys(queue), List.of(num(this.settings.reapBatch()),
+				num(this.settings.completedRetention().toMillis()), num(this.settings.deadRetention().toMillis())));
+		return new ReapResult(longValue(reply.get(0)), longValue(reply.get(1)), longValue(reply.get(2)),
+				longValue(reply.get(3)), longValue(reply.get(4)));
+	}
+
+	@Override
+	public ReapResult reapOnce() {
+		ReapResult total = ReapResult.NONE;
+		for (String queue : queues()) {
+			try {
+				total = total.plus(reapOnce(queue));
+			}
+			catch (IllegalArgumentException ex) {
+				logger.warn("Skipping queue '{}' of the registry: {}", queue, ex.getMessage());
+			}
+		}
+		return total;
+	}
+
+	/** Load every script into the Redis script cache now instead of on first use. */
+	public void preloadScripts() {
+		this.redis.execute((RedisCallback<Void>) (connection) -> {
+			for (RedisScript<?> script : this.scripts.all()) {
+				connection.scriptingCommands().scriptLoad(utf8(script.getScriptAsString()));
+			}
+			return null;
+		});
+	}
+
+	// ---- plumbing
+
+	private void register(QueueKeys k) {
+		if (this.registered.contains(k.queue())) {
+			return;
+		}
+		checkLayout();
+		this.redis.opsForSet().add(utf8(QueueKeys.registryKey(this.settings.keyPrefix())), utf8(k.queue()));
+		this.registered.add(k.queue());
+	}
+
+	private void checkLayout() {
+		if (this.layoutChecked) {
+			return;
+		}
+		byte[] key = utf8(QueueKeys.layoutKey(this.settings.keyPrefix()));
+		Boolean created = this.redis.opsForValue().setIfAbsent(key, ascii(QueueKeys.LAYOUT_VERSION));
+		if (!Boolean.TRUE.equals(created)) {
+			byte[] found = this.redis.opsForValue().get(key);
+			String version = (found != null) ? new String(found, StandardCharsets.UTF_8) : QueueKeys.LAYOUT_VERSION;
+			if (!QueueKeys.LAYOUT_VERSION.equals(version)) {
+				throw new QueueException("Redis holds queue layout version " + version + " under key prefix '"
+						+ this.settings.keyPrefix() + "', but this library writes version " + QueueKeys.LAYOUT_VERSION
+						+ "; migrate the data or use another key prefix");
+			}
+		}
+		this.layoutChecked = true;
+	}
+
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	private List<Object> run(RedisScript<List> script, QueueKeys k, List<byte[]> args) {
+		Object[] argv = new Object[args.size() + 2];
+		argv[0] = k.jobPrefix();
+		argv[1] = k.uniquePrefix();
+		for (int i = 0; i < args.size(); i++) {
+			argv[i + 2] = args.get(i);
+		}
+		List<Object> reply = this.redis.execute(script, BYTES, (RedisSerializer) BYTES, k.scriptKeys(), argv);
+		return (reply != null) ? reply : List.of();
+	}
+
+	private static List<byte[]> refArgs(byte[] first, Collection<JobRef> jobs) {
+		List<byte[]> args = new ArrayList<>(1 + jobs.size() * 2);
+		args.add(first);
+		for (JobRef job : jobs) {
+			args.add(utf8(job.id()));
+			args.add(num(job.token()));
+		}
+		return args;
+	}
+
+	private Map<String, String> headers(String queue, @Nullable Object raw) {
+		byte[] bytes = (raw instanceof byte[] b) ? b : EMPTY;
+		try {
+			return this.serializer.deserializeHeaders(bytes);
+		}
+		catch (JobConversionException ex) {
+			logger.warn("Ignoring unreadable headers of a job in queue '{}': {}", queue, ex.getMessage());
+			return Map.of();
+		}
+	}
+
+	private static void checkLease(Duration lease) {
+		if (lease.compareTo(MIN_LEASE) < 0 || lease.compareTo(MAX_LEASE) > 0) {
+			throw new IllegalArgumentException(
+					"Lease " + lease + " is out of range: it must be from " + MIN_LEASE + " to " + MAX_LEASE);
+		}
+	}
+
+	private static long millis(@Nullable Duration duration) {
+		return (duration != null) ? duration.toMillis() : 0;
+	}
+
+	static byte[] num(long value) {
+		return ascii(Long.toString(value));
+	}
+
+	private static byte[] ascii(String value) {
+		return value.getBytes(StandardCharsets.US_ASCII);
+	}
+
+	private static byte[] utf8(String value) {
+		return value.getBytes(StandardCharsets.UTF_8);
+	}
+
+	private static String text(Object value) {
+		return (value instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(value);
+	}
+
+	private static long longValue(Object value) {
+		if (value instanceof Long number) {
+			return number;
+		}
+		return Long.parseLong(text(value));
+	}
+
+	private static String str(Map<String, byte[]> fields, String name) {
+		byte[] value = fields.get(name);
+		return (value != null) ? new String(value, StandardCharsets.UTF_8) : "";
+	}
+
+	private static long num(Map<String, byte[]> fields, String name) {
+		String value = str(fields, name);
+		return value.isEmpty() ? 0 : Long.parseLong(value);
+	}
+
+	private static @Nullable Instant instant(Map<String, byte[]> fields, String name) {
+		long value = num(fields, name);
+		return (value > 0) ? Instant.ofEpochMilli(value) : null;
+	}
+
+	private static @Nullable String emptyToNull(String value) {
+		return value.isEmpty() ? null : value;
+	}
+
+}

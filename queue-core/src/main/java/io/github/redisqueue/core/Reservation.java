@@ -1,0 +1,20 @@
+package io.github.redisqueue.core;
+
+import java.time.Instant;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Everything one reserve call returned: the jobs, and what a fetch loop needs to decide how long
+ * it may block before the next call.
+ *
+ * @param jobs the reserved jobs, in queue order
+ * @param nextDue due time of the earliest delayed job, or {@code null} when none is delayed
+ * @param reclaimed expired leases this call returned to the queue (or dead-lettered)
+ * @param expired jobs this call dead-lettered because they expired before they started
+ * @since 0.1.0
+ */
+public record Reservation(List<ReservedJob> jobs, @Nullable Instant nextDue, int reclaimed, int expired) {
+
+}

@@ -1,0 +1,7 @@
+/**
+ * Payload and header serialization.
+ */
+@NullMarked
+package io.github.redisqueue.support.converter;
+
+import org.jspecify.annotations.NullMarked;

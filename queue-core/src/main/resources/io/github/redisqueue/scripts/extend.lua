@@ -1,0 +1,20 @@
+-- Extends leases. ARGV[3] = new lease length ms from now, then pairs of id and token.
+-- Returns per pair: the new deadline, 0 stale token, -1 no such job.
+local now = now_ms()
+local deadline = now + tonumber(ARGV[3])
+local out = {}
+for i = 4, #ARGV, 2 do
+  local id, token = ARGV[i], ARGV[i + 1]
+  local jk = JOB .. id
+  local f = redis.call('HMGET', jk, 'state', 'token')
+  if not f[1] then
+    out[#out + 1] = -1
+  elseif f[1] ~= 'active' or f[2] ~= token then
+    out[#out + 1] = 0
+  else
+    redis.call('ZADD', K_INFLIGHT, deadline, id)
+    redis.call('HSET', jk, 'leaseUntil', deadline)
+    out[#out + 1] = deadline
+  end
+end
+return out

@@ -1,0 +1,28 @@
+-- Records a failed attempt. ARGV[3] id, ARGV[4] token, ARGV[5] error text, ARGV[6] 'retry' or
+-- 'dead', ARGV[7] retry delay ms. A retry past the job's max attempts dead-letters it.
+-- Returns 1 retry scheduled, 2 dead-lettered, 0 stale token, -1 no such job.
+local now = now_ms()
+local id, token, err, mode, delay = ARGV[3], ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7])
+local jk = JOB .. id
+local f = redis.call('HMGET', jk, 'state', 'token', 'attempts', 'maxAttempts', 'score')
+if not f[1] then
+  return -1
+end
+if f[1] ~= 'active' or f[2] ~= token then
+  return 0
+end
+redis.call('ZREM', K_INFLIGHT, id)
+if mode ~= 'retry' or tonumber(f[3]) >= tonumber(f[4]) then
+  to_dead(id, err, now)
+  return 2
+end
+redis.call('HINCRBY', K_STATS, 'failed', 1)
+if delay > 0 then
+  redis.call('HSET', jk, 'state', 'delayed', 'dueAt', now + delay, 'error', err, 'worker', '')
+  redis.call('ZADD', K_DELAYED, now + delay, id)
+else
+  redis.call('HSET', jk, 'state', 'ready', 'error', err, 'worker', '')
+  redis.call('ZADD', K_READY, f[5], id)
+  wake(1)
+end
+return 1

@@ -1,0 +1,56 @@
+package io.github.redisqueue.core;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redisqueue.test.AbstractRedisIntegrationTests;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * No busy polling: an idle fetch loop blocks on Redis and wakes as soon as a job is enqueued,
+ * while the rest of the application keeps using the shared connection.
+ */
+class BlockingWaitIntegrationTests extends AbstractRedisIntegrationTests {
+
+	@Test
+	void waiterWakesWithinMillisecondsOfAnEnqueueAndDoesNotBlockOtherCommands() throws Exception {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		queues.reserve("idle", 1, Duration.ofMinutes(1));
+		try (QueueWaiter waiter = queues.openWaiter("idle")) {
+			CompletableFuture<Long> woke = CompletableFuture.supplyAsync(() -> {
+				long start = System.nanoTime();
+				boolean signalled = waiter.await(Duration.ofSeconds(10));
+				return signalled ? TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) : -1L;
+			});
+			// the enqueue goes over the shared connection while the waiter blocks on its own
+			long enqueueStart = System.nanoTime();
+			do {
+				queues.counts("idle");
+			}
+			while (!woke.isDone() && System.nanoTime() - enqueueStart < TimeUnit.MILLISECONDS.toNanos(200));
+			long beforeEnqueue = System.nanoTime();
+			queues.enqueue("idle", "wake up");
+			long enqueueMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - beforeEnqueue);
+
+			long waited = woke.get(5, TimeUnit.SECONDS);
+			assertThat(waited).as("waiter was woken by the enqueue, not by its timeout").isBetween(0L, 5_000L);
+			assertThat(enqueueMillis).as("enqueue was not held up behind the blocking command").isLessThan(1_000L);
+		}
+		assertThat(queues.reserve("idle", 1, Duration.ofMinutes(1))).hasSize(1);
+	}
+
+	@Test
+	void waiterTimesOutWhenNothingArrives() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		queues.reserve("quiet", 1, Duration.ofMinutes(1));
+		try (QueueWaiter waiter = queues.openWaiter("quiet")) {
+			long start = System.nanoTime();
+			assertThat(waiter.await(Duration.ofMillis(200))).isFalse();
+			assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isGreaterThanOrEqualTo(150L);
+		}
+	}
+
+}
