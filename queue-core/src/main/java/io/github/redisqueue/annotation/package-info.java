@@ -1,0 +1,7 @@
+/**
+ * redis-queue annotation support.
+ */
+@NullMarked
+package io.github.redisqueue.annotation;
+
+import org.jspecify.annotations.NullMarked;

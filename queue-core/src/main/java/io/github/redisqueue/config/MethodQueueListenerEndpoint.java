@@ -1,0 +1,144 @@
+package io.github.redisqueue.config;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.List;
+
+import io.github.redisqueue.listener.AcknowledgementMode;
+import io.github.redisqueue.listener.ContainerOptions;
+import io.github.redisqueue.listener.JobListener;
+import io.github.redisqueue.listener.adapter.MessagingJobListenerAdapter;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
+
+/**
+ * An endpoint backed by a bean method, as {@code @QueueListener} declares it. Settings left
+ * {@code null} keep the value the container factory gives for the queue.
+ *
+ * @since 0.1.0
+ */
+public class MethodQueueListenerEndpoint implements QueueListenerEndpoint {
+
+	private final String id;
+
+	private final String queue;
+
+	private final Object bean;
+
+	private final Method method;
+
+	private @Nullable Integer concurrency;
+
+	private @Nullable Duration lease;
+
+	private @Nullable Integer maxAttempts;
+
+	private @Nullable Duration backOffInitial;
+
+	private @Nullable Double backOffMultiplier;
+
+	private @Nullable Duration backOffMax;
+
+	private List<Class<? extends Throwable>> notRetryable = List.of();
+
+	private @Nullable AcknowledgementMode ackMode;
+
+	private @Nullable Boolean autoStartup;
+
+	public MethodQueueListenerEndpoint(String id, String queue, Object bean, Method method) {
+		this.id = id;
+		this.queue = queue;
+		this.bean = bean;
+		this.method = method;
+	}
+
+	@Override
+	public String getId() {
+		return this.id;
+	}
+
+	@Override
+	public String getQueue() {
+		return this.queue;
+	}
+
+	public Object getBean() {
+		return this.bean;
+	}
+
+	public Method getMethod() {
+		return this.method;
+	}
+
+	public void setConcurrency(@Nullable Integer concurrency) {
+		this.concurrency = concurrency;
+	}
+
+	public void setLease(@Nullable Duration lease) {
+		this.lease = lease;
+	}
+
+	public void setMaxAttempts(@Nullable Integer maxAttempts) {
+		this.maxAttempts = maxAttempts;
+	}
+
+	public void setBackOff(@Nullable Duration initial, @Nullable Double multiplier, @Nullable Duration max) {
+		this.backOffInitial = initial;
+		this.backOffMultiplier = multiplier;
+		this.backOffMax = max;
+	}
+
+	public void setNotRetryable(List<Class<? extends Throwable>> notRetryable) {
+		this.notRetryable = List.copyOf(notRetryable);
+	}
+
+	public void setAckMode(@Nullable AcknowledgementMode ackMode) {
+		this.ackMode = ackMode;
+	}
+
+	public void setAutoStartup(@Nullable Boolean autoStartup) {
+		this.autoStartup = autoStartup;
+	}
+
+	@Override
+	public ContainerOptions customize(ContainerOptions options) {
+		ContainerOptions result = options;
+		if (this.concurrency != null) {
+			result = result.withConcurrency(this.concurrency);
+		}
+		if (this.lease != null) {
+			result = result.withLease(this.lease);
+		}
+		if (this.maxAttempts != null) {
+			result = result.withMaxAttempts(this.maxAttempts);
+		}
+		if (this.backOffInitial != null || this.backOffMultiplier != null || this.backOffMax != null) {
+			result = result.withBackOff(ContainerOptions.exponentialBackOff(
+					(this.backOffInitial != null) ? this.backOffInitial : ContainerOptions.DEFAULT_BACKOFF_INITIAL,
+					(this.backOffMultiplier != null) ? this.backOffMultiplier : ContainerOptions.DEFAULT_BACKOFF_MULTIPLIER,
+					(this.backOffMax != null) ? this.backOffMax : ContainerOptions.DEFAULT_BACKOFF_MAX));
+		}
+		if (!this.notRetryable.isEmpty()) {
+			result = result.withNotRetryable(this.notRetryable);
+		}
+		if (this.ackMode != null) {
+			result = result.withAcknowledgementMode(this.ackMode);
+		}
+		if (this.autoStartup != null) {
+			result = result.withAutoStartup(this.autoStartup);
+		}
+		return result;
+	}
+
+	@Override
+	public JobListener createListener(MessageHandlerMethodFactory methodFactory) {
+		return new MessagingJobListenerAdapter(methodFactory.createInvocableHandlerMethod(this.bean, this.method));
+	}
+
+	@Override
+	public String toString() {
+		return "MethodQueueListenerEndpoint[id=" + this.id + ", queue=" + this.queue + ", method=" + this.method + "]";
+	}
+
+}

@@ -1,0 +1,138 @@
+package io.github.redisqueue.listener;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.ExponentialBackOff;
+
+/**
+ * Immutable settings of one listener container. Start from {@link #defaults()} and change with
+ * the {@code with...} methods; each checks its value.
+ *
+ * @param concurrency how many jobs run at once
+ * @param lease lease length of each reserved job; running jobs are extended before it ends
+ * @param pollInterval longest blocking wait on an idle queue before the next reserve
+ * @param shutdownTimeout how long a stop waits for running jobs before giving their leases back
+ * @param maxAttempts attempts per job when the job names none; {@code null} keeps the engine default
+ * @param backOff back-off between attempts of a failed job
+ * @param notRetryable exception types that dead-letter a job at once
+ * @param acknowledgementMode when jobs are acknowledged
+ * @param autoStartup whether the container starts with the application
+ * @since 0.1.0
+ */
+public record ContainerOptions(int concurrency, Duration lease, Duration pollInterval, Duration shutdownTimeout,
+		@org.jspecify.annotations.Nullable Integer maxAttempts, BackOff backOff,
+		List<Class<? extends Throwable>> notRetryable, AcknowledgementMode acknowledgementMode, boolean autoStartup) {
+
+	/** Default concurrency. */
+	public static final int DEFAULT_CONCURRENCY = 1;
+
+	/** Default lease. */
+	public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+
+	/** Default poll interval. */
+	public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
+
+	/** Default shutdown timeout, under Spring's 30 s per shutdown phase. */
+	public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(20);
+
+	/** Default first back-off. */
+	public static final Duration DEFAULT_BACKOFF_INITIAL = Duration.ofSeconds(1);
+
+	/** Default back-off multiplier. */
+	public static final double DEFAULT_BACKOFF_MULTIPLIER = 2.0;
+
+	/** Default longest back-off. */
+	public static final Duration DEFAULT_BACKOFF_MAX = Duration.ofMinutes(5);
+
+	public ContainerOptions {
+		if (concurrency < 1 || concurrency > 1000) {
+			throw new IllegalArgumentException("Concurrency " + concurrency + " is out of range: it must be from 1 to 1000");
+		}
+		if (lease.compareTo(Duration.ofMillis(100)) < 0) {
+			throw new IllegalArgumentException("Lease " + lease + " is too short: it must be at least 100 ms");
+		}
+		if (pollInterval.compareTo(Duration.ofMillis(10)) < 0 || pollInterval.compareTo(Duration.ofSeconds(30)) > 0) {
+			throw new IllegalArgumentException("Poll interval " + pollInterval + " is out of range: it must be from 10 ms to 30 s");
+		}
+		if (shutdownTimeout.isNegative()) {
+			throw new IllegalArgumentException("Shutdown timeout " + shutdownTimeout + " must not be negative");
+		}
+		if (maxAttempts != null && maxAttempts < 1) {
+			throw new IllegalArgumentException("Max attempts " + maxAttempts + " must be at least 1");
+		}
+		notRetryable = List.copyOf(notRetryable);
+	}
+
+	/** The defaults: concurrency 1, 30 s lease, 1 s poll, 20 s shutdown, exponential back-off 1 s x2 up to 5 min. */
+	public static ContainerOptions defaults() {
+		return new ContainerOptions(DEFAULT_CONCURRENCY, DEFAULT_LEASE, DEFAULT_POLL_INTERVAL, DEFAULT_SHUTDOWN_TIMEOUT,
+				null, exponentialBackOff(DEFAULT_BACKOFF_INITIAL, DEFAULT_BACKOFF_MULTIPLIER, DEFAULT_BACKOFF_MAX), List.of(),
+				AcknowledgementMode.ON_SUCCESS, true);
+	}
+
+	/**
+	 * An exponential back-off with a cap and no end (the job's max attempts end it).
+	 * @param initial first delay
+	 * @param multiplier factor between delays
+	 * @param max longest delay
+	 * @return the back-off
+	 */
+	public static BackOff exponentialBackOff(Duration initial, double multiplier, Duration max) {
+		ExponentialBackOff backOff = new ExponentialBackOff(initial.toMillis(), multiplier);
+		backOff.setMaxInterval(max.toMillis());
+		return backOff;
+	}
+
+	/** How often running jobs' leases are extended: a third of the lease. */
+	public Duration leaseExtensionInterval() {
+		return this.lease.dividedBy(3);
+	}
+
+	public ContainerOptions withConcurrency(int concurrency) {
+		return new ContainerOptions(concurrency, this.lease, this.pollInterval, this.shutdownTimeout, this.maxAttempts,
+				this.backOff, this.notRetryable, this.acknowledgementMode, this.autoStartup);
+	}
+
+	public ContainerOptions withLease(Duration lease) {
+		return new ContainerOptions(this.concurrency, lease, this.pollInterval, this.shutdownTimeout, this.maxAttempts,
+				this.backOff, this.notRetryable, this.acknowledgementMode, this.autoStartup);
+	}
+
+	public ContainerOptions withPollInterval(Duration pollInterval) {
+		return new ContainerOptions(this.concurrency, this.lease, pollInterval, this.shutdownTimeout, this.maxAttempts,
+				this.backOff, this.notRetryable, this.acknowledgementMode, this.autoStartup);
+	}
+
+	public ContainerOptions withShutdownTimeout(Duration shutdownTimeout) {
+		return new ContainerOptions(this.concurrency, this.lease, this.pollInterval, shutdownTimeout, this.maxAttempts,
+				this.backOff, this.notRetryable, this.acknowledgementMode, this.autoStartup);
+	}
+
+	public ContainerOptions withMaxAttempts(@org.jspecify.annotations.Nullable Integer maxAttempts) {
+		return new ContainerOptions(this.concurrency, this.lease, this.pollInterval, this.shutdownTimeout, maxAttempts,
+				this.backOff, this.notRetryable, this.acknowledgementMode, this.autoStartup);
+	}
+
+	public ContainerOptions withBackOff(BackOff backOff) {
+		return new ContainerOptions(this.concurrency, this.lease, this.pollInterval, this.shutdownTimeout,
+				this.maxAttempts, backOff, this.notRetryable, this.acknowledgementMode, this.autoStartup);
+	}
+
+	public ContainerOptions withNotRetryable(List<Class<? extends Throwable>> notRetryable) {
+		return new ContainerOptions(this.concurrency, this.lease, this.pollInterval, this.shutdownTimeout,
+				this.maxAttempts, this.backOff, notRetryable, this.acknowledgementMode, this.autoStartup);
+	}
+
+	public ContainerOptions withAcknowledgementMode(AcknowledgementMode acknowledgementMode) {
+		return new ContainerOptions(this.concurrency, this.lease, this.pollInterval, this.shutdownTimeout,
+				this.maxAttempts, this.backOff, this.notRetryable, acknowledgementMode, this.autoStartup);
+	}
+
+	public ContainerOptions withAutoStartup(boolean autoStartup) {
+		return new ContainerOptions(this.concurrency, this.lease, this.pollInterval, this.shutdownTimeout,
+				this.maxAttempts, this.backOff, this.notRetryable, this.acknowledgementMode, autoStartup);
+	}
+
+}

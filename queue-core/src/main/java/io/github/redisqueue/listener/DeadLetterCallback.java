@@ -1,0 +1,21 @@
+package io.github.redisqueue.listener;
+
+import io.github.redisqueue.core.ReservedJob;
+
+/**
+ * Called after a listener container dead-lettered a job: attempts used up, a failure marked not
+ * retryable, or a payload that could not be read. Define it as a bean to alert, log or copy the
+ * job elsewhere; an exception it throws is logged and ignored.
+ *
+ * @since 0.1.0
+ */
+@FunctionalInterface
+public interface DeadLetterCallback {
+
+	/**
+	 * @param job the job as it was reserved
+	 * @param cause the failure that ended it
+	 */
+	void onDeadLetter(ReservedJob job, Throwable cause);
+
+}

@@ -1,0 +1,331 @@
+package io.github.redisqueue.listener;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.github.redisqueue.core.JobRef;
+import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.core.ReservedJob;
+import io.github.redisqueue.listener.ack.AckBatcher;
+import io.github.redisqueue.listener.fetch.FetchLoop;
+import io.github.redisqueue.listener.fetch.RunningJob;
+import io.github.redisqueue.listener.lease.LeaseKeeper;
+import io.github.redisqueue.listener.retry.FailureHandler;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.context.SmartLifecycle;
+import org.springframework.core.task.TaskExecutor;
+
+/**
+ * Runs one {@link JobListener} on one queue: a fetch loop, an executor of {@code concurrency}
+ * threads, batched acknowledgements and a lease keeper, wired at start.
+ *
+ * <p>On start the container first gives back the leases its own identity still holds (a
+ * restarted worker resumes its work at once). On stop it stops fetching, lets running jobs
+ * finish within the shutdown timeout, acknowledges what finished and gives the leases of the
+ * rest back to the queue at once.
+ *
+ * @since 0.1.0
+ */
+public class QueueListenerContainer implements SmartLifecycle {
+
+	private static final Logger logger = LoggerFactory.getLogger(QueueListenerContainer.class);
+
+	private final String id;
+
+	private final String queue;
+
+	private final QueueTemplate template;
+
+	private final JobListener listener;
+
+	private final ContainerOptions options;
+
+	private final @Nullable DeadLetterCallback deadLetterCallback;
+
+	private final @Nullable TaskExecutor taskExecutor;
+
+	private final ReentrantLock lifecycleLock = new ReentrantLock();
+
+	private volatile boolean running;
+
+	private @Nullable FetchLoop fetchLoop;
+
+	private @Nullable Thread fetchThread;
+
+	private @Nullable ExecutorService ownExecutor;
+
+	private @Nullable ScheduledExecutorService leaseScheduler;
+
+	private @Nullable AckBatcher acks;
+
+	private @Nullable FailureHandler failures;
+
+	/**
+	 * @param id the container id, unique in the application; part of the lease identity
+	 * @param queue the queue name
+	 * @param template the engine
+	 * @param listener the listener
+	 * @param options the container options
+	 * @param deadLetterCallback told about jobs this container dead-letters, if any
+	 * @param taskExecutor runs the jobs; {@code null} for a fixed pool of {@code concurrency} threads
+	 */
+	public QueueListenerContainer(String id, String queue, QueueTemplate template, JobListener listener,
+			ContainerOptions options, @Nullable DeadLetterCallback deadLetterCallback,
+			@Nullable TaskExecutor taskExecutor) {
+		template.keys(queue);
+		this.id = id;
+		this.queue = queue;
+		this.template = template;
+		this.listener = listener;
+		this.options = options;
+		this.deadLetterCallback = deadLetterCallback;
+		this.taskExecutor = taskExecutor;
+	}
+
+	/** The container id. */
+	public String getId() {
+		return this.id;
+	}
+
+	/** The queue it consumes. */
+	public String getQueue() {
+		return this.queue;
+	}
+
+	/** Its options. */
+	public ContainerOptions getOptions() {
+		return this.options;
+	}
+
+	/** The identity recorded on the leases this container holds. */
+	public String getWorkerId() {
+		return this.template.getSettings().workerId() + "#" + this.id;
+	}
+
+	/** How many jobs run now. */
+	public int getRunningJobs() {
+		FetchLoop loop = this.fetchLoop;
+		return (loop != null) ? loop.running().size() : 0;
+	}
+
+	@Override
+	public boolean isAutoStartup() {
+		return this.options.autoStartup();
+	}
+
+	@Override
+	public final void start() {
+		this.lifecycleLock.lock();
+		try {
+			if (!this.running) {
+				doStart();
+				this.running = true;
+			}
+		}
+		finally {
+			this.lifecycleLock.unlock();
+		}
+	}
+
+	@Override
+	public final void stop() {
+		this.lifecycleLock.lock();
+		try {
+			if (this.running) {
+				this.running = false;
+				doStop();
+			}
+		}
+		finally {
+			this.lifecycleLock.unlock();
+		}
+	}
+
+	@Override
+	public void stop(Runnable callback) {
+		try {
+			stop();
+		}
+		finally {
+			callback.run();
+		}
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	protected void doStart() {
+		String workerId = getWorkerId();
+		int resumed = this.template.releaseWorker(this.queue, workerId);
+		if (resumed > 0) {
+			logger.info("Container '{}' took back {} unfinished jobs of queue '{}' held by {}", this.id, resumed,
+					this.queue, workerId);
+		}
+		this.acks = new AckBatcher(this.template, this.queue);
+		this.failures = new FailureHandler(this.template, this.queue, this.options, this.deadLetterCallback);
+		java.util.concurrent.Executor executor = this.taskExecutor;
+		if (executor == null) {
+			this.ownExecutor = Executors.newFixedThreadPool(this.options.concurrency(), threads("queue-" + this.id + "-"));
+			executor = this.ownExecutor;
+		}
+		FetchLoop loop = new FetchLoop(this.template, this.queue, workerId, this.options, executor, this::process,
+				this.acks::flushIfIdle);
+		this.fetchLoop = loop;
+		if (this.options.acknowledgementMode() != AcknowledgementMode.AT_MOST_ONCE) {
+			this.leaseScheduler = Executors.newSingleThreadScheduledExecutor(threads("queue-" + this.id + "-lease-"));
+			long every = this.options.leaseExtensionInterval().toMillis();
+			this.leaseScheduler.scheduleWithFixedDelay(
+					new LeaseKeeper(this.template, this.queue, this.options.lease(), loop::running), every, every,
+					TimeUnit.MILLISECONDS);
+		}
+		Thread thread = threads("queue-" + this.id + "-fetch-").newThread(loop);
+		this.fetchThread = thread;
+		thread.start();
+		logger.debug("Started container '{}' on queue '{}' ({} threads)", this.id, this.queue,
+				this.options.concurrency());
+	}
+
+	protected void doStop() {
+		FetchLoop loop = this.fetchLoop;
+		if (loop == null) {
+			return;
+		}
+		loop.stopFetching();
+		join(this.fetchThread);
+		boolean idle = loop.awaitIdle(this.options.shutdownTimeout());
+		AckBatcher batcher = this.acks;
+		if (batcher != null) {
+			batcher.flush();
+		}
+		if (!idle) {
+			List<JobRef> unfinished = new ArrayList<>();
+			for (RunningJob job : loop.running()) {
+				job.loseLease();
+				unfinished.add(job.job().ref());
+			}
+			if (!unfinished.isEmpty()) {
+				try {
+					this.template.releaseAll(this.queue, unfinished);
+					logger.info("Container '{}' gave {} unfinished jobs back to queue '{}'", this.id, unfinished.size(),
+							this.queue);
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Could not give back {} jobs of queue '{}'; they return when their leases run out",
+							unfinished.size(), this.queue, ex);
+				}
+			}
+		}
+		if (this.leaseScheduler != null) {
+			this.leaseScheduler.shutdownNow();
+			this.leaseScheduler = null;
+		}
+		if (this.ownExecutor != null) {
+			this.ownExecutor.shutdownNow();
+			this.ownExecutor = null;
+		}
+		this.fetchLoop = null;
+		this.fetchThread = null;
+	}
+
+	private void process(RunningJob running) {
+		FetchLoop loop = this.fetchLoop;
+		ReservedJob job = running.job();
+		running.started(Thread.currentThread());
+		AcknowledgementMode mode = this.options.acknowledgementMode();
+		DefaultAcknowledgement ack = new DefaultAcknowledgement(this.template, this.queue, running, this.failures);
+		try {
+			if (mode == AcknowledgementMode.AT_MOST_ONCE) {
+				this.template.complete(this.queue, job.ref());
+			}
+			this.listener.onJob(job, ack);
+			if (running.isLost()) {
+				logger.warn("Job {} of queue '{}' finished after its lease was lost; not acknowledged", job.id(),
+						this.queue);
+			}
+			else if (mode == AcknowledgementMode.ON_SUCCESS || mode == AcknowledgementMode.ALWAYS) {
+				running.stopExtending();
+				this.acks.complete(job.ref());
+			}
+			else if (mode == AcknowledgementMode.MANUAL && !ack.isSettled()) {
+				running.stopExtending();
+				logger.warn("Listener of queue '{}' returned without settling job {}; it runs again when its lease ends",
+						this.queue, job.id());
+			}
+		}
+		catch (Throwable ex) {
+			failed(running, ack, ex);
+		}
+		finally {
+			Thread.interrupted();
+			if (loop != null) {
+				loop.finished(running);
+			}
+		}
+	}
+
+	private void failed(RunningJob running, DefaultAcknowledgement ack, Throwable ex) {
+		ReservedJob job = running.job();
+		if (running.isLost()) {
+			logger.warn("Job {} of queue '{}' failed after its lease was lost: {}", job.id(), this.queue, ex.toString());
+			return;
+		}
+		running.stopExtending();
+		switch (this.options.acknowledgementMode()) {
+			case ALWAYS -> {
+				logger.error("Listener of queue '{}' failed on job {}; completing it anyway (mode ALWAYS)", this.queue,
+						job.id(), ex);
+				this.acks.complete(job.ref());
+			}
+			case AT_MOST_ONCE -> {
+				logger.error("Listener of queue '{}' failed on job {}; not retried (mode AT_MOST_ONCE)", this.queue,
+						job.id(), ex);
+				this.failures.deadLettered(job, ex);
+			}
+			case MANUAL -> {
+				if (!ack.isSettled()) {
+					this.failures.handle(job, ex);
+				}
+			}
+			default -> this.failures.handle(job, ex);
+		}
+	}
+
+	private static void join(@Nullable Thread thread) {
+		if (thread == null) {
+			return;
+		}
+		try {
+			thread.join(TimeUnit.SECONDS.toMillis(10));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private static ThreadFactory threads(String prefix) {
+		AtomicInteger count = new AtomicInteger();
+		return (runnable) -> {
+			Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
+			thread.setDaemon(false);
+			return thread;
+		};
+	}
+
+	@Override
+	public String toString() {
+		return "QueueListenerContainer[id=" + this.id + ", queue=" + this.queue + "]";
+	}
+
+}

@@ -1,0 +1,7 @@
+/**
+ * Batched acknowledgements.
+ */
+@NullMarked
+package io.github.redisqueue.listener.ack;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,241 @@
+package io.github.redisqueue.listener.fetch;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.core.QueueWaiter;
+import io.github.redisqueue.core.Reservation;
+import io.github.redisqueue.core.ReservedJob;
+import io.github.redisqueue.listener.ContainerOptions;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The single fetch loop of a container: it reserves as many jobs as there are free slots in one
+ * call, hands them to the executor, and when the queue is empty blocks on Redis until a wake-up,
+ * the next delayed job's due time, or the poll interval, whichever comes first. An idle loop
+ * sends one blocking command per poll interval, plus one reserve per half lease so that leases
+ * other workers left to expire are reclaimed even when no reaper runs.
+ *
+ * @since 0.1.0
+ */
+public final class FetchLoop implements Runnable {
+
+	private static final Logger logger = LoggerFactory.getLogger(FetchLoop.class);
+
+	private final QueueTemplate template;
+
+	private final String queue;
+
+	private final String workerId;
+
+	private final ContainerOptions options;
+
+	private final Executor executor;
+
+	private final Consumer<RunningJob> handler;
+
+	private final Runnable beforeReserve;
+
+	private final Semaphore slots;
+
+	private final Map<String, RunningJob> running = new ConcurrentHashMap<>();
+
+	private final CountDownLatch stopped = new CountDownLatch(1);
+
+	private final QueueWaiter waiter;
+
+	private final Duration reclaimEvery;
+
+	private volatile boolean active = true;
+
+	private boolean reserveNext = true;
+
+	private long lastReserve;
+
+	private @Nullable Instant nextDue;
+
+	/**
+	 * @param template the engine
+	 * @param queue the queue name
+	 * @param workerId the identity recorded on leases
+	 * @param options the container options
+	 * @param executor runs the jobs
+	 * @param handler runs one job on the executor (and must call {@link #finished(RunningJob)})
+	 * @param beforeReserve runs before each reserve (sends pending acknowledgements)
+	 */
+	public FetchLoop(QueueTemplate template, String queue, String workerId, ContainerOptions options, Executor executor,
+			Consumer<RunningJob> handler, Runnable beforeReserve) {
+		this.template = template;
+		this.queue = queue;
+		this.workerId = workerId;
+		this.options = options;
+		this.executor = executor;
+		this.handler = handler;
+		this.beforeReserve = beforeReserve;
+		this.slots = new Semaphore(options.concurrency());
+		this.waiter = template.openWaiter(queue);
+		Duration halfLease = options.lease().dividedBy(2);
+		this.reclaimEvery = (halfLease.compareTo(options.pollInterval()) > 0) ? halfLease : options.pollInterval();
+	}
+
+	@Override
+	public void run() {
+		try {
+			while (this.active) {
+				try {
+					fetchOnce();
+				}
+				catch (RuntimeException ex) {
+					if (!this.active) {
+						break;
+					}
+					logger.warn("Fetching from queue '{}' failed; trying again in {}", this.queue,
+							this.options.pollInterval(), ex);
+					pause(this.options.pollInterval());
+				}
+			}
+		}
+		finally {
+			this.waiter.close();
+		}
+	}
+
+	private void fetchOnce() {
+		int free = this.slots.availablePermits();
+		if (free == 0) {
+			awaitFreeSlot();
+			this.reserveNext = true;
+			return;
+		}
+		if (this.reserveNext) {
+			this.beforeReserve.run();
+			Reservation reservation = this.template.reserveBatch(this.queue, free, this.options.lease(),
+					this.workerId);
+			this.lastReserve = System.nanoTime();
+			this.nextDue = reservation.nextDue();
+			List<ReservedJob> jobs = reservation.jobs();
+			for (ReservedJob job : jobs) {
+				dispatch(job);
+			}
+			if (!jobs.isEmpty() || !this.active) {
+				return;
+			}
+		}
+		boolean woken = this.waiter.await(waitTime(this.nextDue));
+		// after a quiet wait, reserve only when something may have changed without a wake-up: a
+		// delayed job fell due, or a lease somewhere may have run out (checked every half lease)
+		this.reserveNext = woken || isDue(this.nextDue)
+				|| System.nanoTime() - this.lastReserve >= this.reclaimEvery.toNanos();
+	}
+
+	private static boolean isDue(@Nullable Instant due) {
+		return due != null && !Instant.now().isBefore(due);
+	}
+
+	private void dispatch(ReservedJob job) {
+		this.slots.acquireUninterruptibly();
+		RunningJob runningJob = new RunningJob(job);
+		this.running.put(job.id(), runningJob);
+		try {
+			this.executor.execute(() -> this.handler.accept(runningJob));
+		}
+		catch (RejectedExecutionException ex) {
+			finished(runningJob);
+			this.template.release(this.queue, job.ref());
+			throw ex;
+		}
+	}
+
+	private Duration waitTime(@Nullable Instant nextDue) {
+		Duration wait = this.options.pollInterval();
+		if (nextDue != null) {
+			Duration untilDue = Duration.between(Instant.now(), nextDue).plusMillis(1);
+			if (untilDue.compareTo(wait) < 0) {
+				wait = untilDue.isNegative() ? Duration.ofMillis(1) : untilDue;
+			}
+		}
+		return wait;
+	}
+
+	private void awaitFreeSlot() {
+		try {
+			if (this.slots.tryAcquire(this.options.pollInterval().toMillis(), TimeUnit.MILLISECONDS)) {
+				this.slots.release();
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			this.active = false;
+		}
+	}
+
+	private void pause(Duration time) {
+		try {
+			this.stopped.await(time.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			this.active = false;
+		}
+	}
+
+	/**
+	 * Free a job's slot once its handler is done.
+	 * @param job the job
+	 */
+	public void finished(RunningJob job) {
+		job.finished();
+		if (this.running.remove(job.job().id(), job)) {
+			this.slots.release();
+		}
+	}
+
+	/** The jobs running now. */
+	public Collection<RunningJob> running() {
+		return this.running.values();
+	}
+
+	/** Stop fetching: ends a blocking wait at once by closing its connection. */
+	public void stopFetching() {
+		this.active = false;
+		this.stopped.countDown();
+		try {
+			this.waiter.close();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Closing the wait connection of queue '{}'", this.queue, ex);
+		}
+	}
+
+	/**
+	 * Wait until every running job finished.
+	 * @param timeout the longest wait
+	 * @return whether all finished in time
+	 */
+	public boolean awaitIdle(Duration timeout) {
+		try {
+			if (this.slots.tryAcquire(this.options.concurrency(), timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+				this.slots.release(this.options.concurrency());
+				return true;
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		return this.running.isEmpty();
+	}
+
+}

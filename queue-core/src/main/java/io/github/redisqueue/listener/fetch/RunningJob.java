@@ -1,0 +1,67 @@
+package io.github.redisqueue.listener.fetch;
+
+import io.github.redisqueue.core.ReservedJob;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A job a container is running: which thread runs it, and whether its lease is still held.
+ * Interrupting is guarded so a thread is never interrupted after it moved on to other work.
+ *
+ * @since 0.1.0
+ */
+public final class RunningJob {
+
+	private final ReservedJob job;
+
+	private @Nullable Thread thread;
+
+	private boolean finished;
+
+	private volatile boolean lost;
+
+	private volatile boolean extendable = true;
+
+	public RunningJob(ReservedJob job) {
+		this.job = job;
+	}
+
+	public ReservedJob job() {
+		return this.job;
+	}
+
+	/** Record the thread that runs the job. */
+	public synchronized void started(Thread thread) {
+		this.thread = thread;
+	}
+
+	/** Record that the handler is done; no interrupt reaches the thread after this. */
+	public synchronized void finished() {
+		this.finished = true;
+		this.thread = null;
+	}
+
+	/** Mark the lease as lost and interrupt the handler if it still runs. */
+	public synchronized void loseLease() {
+		this.lost = true;
+		this.extendable = false;
+		if (!this.finished && this.thread != null) {
+			this.thread.interrupt();
+		}
+	}
+
+	/** Stop extending this job's lease (it was settled by hand or given back). */
+	public void stopExtending() {
+		this.extendable = false;
+	}
+
+	/** Whether the lease was lost: the result must not be acknowledged. */
+	public boolean isLost() {
+		return this.lost;
+	}
+
+	/** Whether the lease keeper should still extend this job. */
+	public boolean isExtendable() {
+		return this.extendable && !this.lost;
+	}
+
+}

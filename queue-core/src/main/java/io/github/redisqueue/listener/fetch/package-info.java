@@ -1,0 +1,7 @@
+/**
+ * Listener container part: fetch.
+ */
+@NullMarked
+package io.github.redisqueue.listener.fetch;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,71 @@
+package io.github.redisqueue.listener.lease;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.function.Supplier;
+
+import io.github.redisqueue.core.ExtendResult;
+import io.github.redisqueue.core.JobRef;
+import io.github.redisqueue.core.QueueOperations;
+import io.github.redisqueue.listener.fetch.RunningJob;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Extends the leases of every running job of a container in one script call per interval. A
+ * job whose extension is refused has lost its lease (it ran out and the job was handed on): its
+ * handler thread is interrupted and its result will not be acknowledged.
+ *
+ * @since 0.1.0
+ */
+public final class LeaseKeeper implements Runnable {
+
+	private static final Logger logger = LoggerFactory.getLogger(LeaseKeeper.class);
+
+	private final QueueOperations operations;
+
+	private final String queue;
+
+	private final Duration lease;
+
+	private final Supplier<Collection<RunningJob>> running;
+
+	public LeaseKeeper(QueueOperations operations, String queue, Duration lease,
+			Supplier<Collection<RunningJob>> running) {
+		this.operations = operations;
+		this.queue = queue;
+		this.lease = lease;
+		this.running = running;
+	}
+
+	@Override
+	public void run() {
+		List<RunningJob> jobs = new ArrayList<>();
+		for (RunningJob job : this.running.get()) {
+			if (job.isExtendable()) {
+				jobs.add(job);
+			}
+		}
+		if (jobs.isEmpty()) {
+			return;
+		}
+		List<JobRef> refs = jobs.stream().map((job) -> job.job().ref()).toList();
+		try {
+			List<ExtendResult> results = this.operations.extendAll(this.queue, refs, this.lease);
+			for (int i = 0; i < results.size(); i++) {
+				if (!results.get(i).extended()) {
+					RunningJob job = jobs.get(i);
+					logger.warn("Lease of job {} in queue '{}' was lost ({}); interrupting its handler", job.job().id(),
+							this.queue, results.get(i).result());
+					job.loseLease();
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not extend {} leases of queue '{}'; retrying next interval", refs.size(), this.queue, ex);
+		}
+	}
+
+}

@@ -1,0 +1,198 @@
+package io.github.redisqueue.listener;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.IntStream;
+
+import io.github.redisqueue.core.AckResult;
+import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.JobState;
+import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.core.ReservedJob;
+import io.github.redisqueue.test.AbstractRedisIntegrationTests;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The listener container on a real Redis: acknowledgement modes, lease extension, the
+ * concurrency cap, graceful shutdown, and a restarted worker resuming its own leases.
+ */
+class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
+
+	private final List<QueueListenerContainer> containers = new ArrayList<>();
+
+	@AfterEach
+	void stopContainers() {
+		this.containers.forEach(QueueListenerContainer::stop);
+	}
+
+	private QueueListenerContainer container(QueueTemplate queues, String queue, ContainerOptions options,
+			JobListener listener) {
+		QueueListenerContainer container = new QueueListenerContainer(queue + "-container", queue, queues, listener,
+				ListenerTestSupport.fast(ContainerOptions.defaults()).withConcurrency(options.concurrency())
+					.withLease(options.lease())
+					.withAcknowledgementMode(options.acknowledgementMode())
+					.withShutdownTimeout(options.shutdownTimeout()),
+				null, null);
+		this.containers.add(container);
+		container.start();
+		return container;
+	}
+
+	@Test
+	void alwaysModeCompletesAJobWhoseListenerThrows() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		AtomicInteger calls = new AtomicInteger();
+		container(queues, "always", ContainerOptions.defaults().withAcknowledgementMode(AcknowledgementMode.ALWAYS),
+				(job, ack) -> {
+					calls.incrementAndGet();
+					throw new IllegalStateException("ignored");
+				});
+		queues.enqueue("always", "x");
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> queues.counts("always").total("completed") == 1);
+		assertThat(calls).hasValue(1);
+		assertThat(queues.counts("always").dead()).isZero();
+	}
+
+	@Test
+	void manualModeCompletesOnlyWhatTheListenerAcknowledgesAndRedeliversTheRest() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		Map<String, Integer> seen = new ConcurrentHashMap<>();
+		container(queues, "manual",
+				ContainerOptions.defaults().withAcknowledgementMode(AcknowledgementMode.MANUAL).withLease(Duration.ofMillis(300)),
+				(job, ack) -> {
+					int count = seen.merge(job.payloadAsString(), 1, Integer::sum);
+					if (job.payloadAsString().contains("ack") || count > 1) {
+						assertThat(ack.complete()).isEqualTo(AckResult.OK);
+					}
+				});
+		queues.enqueue("manual", "ack");
+		queues.enqueue("manual", "forget");
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> queues.counts("manual").total("completed") == 2);
+		assertThat(seen).containsEntry("\"ack\"", 1).containsEntry("\"forget\"", 2);
+	}
+
+	@Test
+	void atMostOnceModeNeverDeliversAFailedJobAgain() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		AtomicInteger calls = new AtomicInteger();
+		List<JobState> stateDuringHandler = new ArrayList<>();
+		container(queues, "once", ContainerOptions.defaults().withAcknowledgementMode(AcknowledgementMode.AT_MOST_ONCE),
+				(job, ack) -> {
+					calls.incrementAndGet();
+					stateDuringHandler.add(queues.job("once", job.id()).map((info) -> info.state()).orElse(null));
+					throw new IllegalStateException("lost on purpose");
+				});
+		queues.enqueue("once", "x");
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> calls.get() == 1);
+		await().atMost(Duration.ofSeconds(2)).until(() -> queues.counts("once").total("completed") == 1);
+		assertThat(stateDuringHandler).containsExactly((JobState) null);
+		assertThat(queues.reserve("once", 1, Duration.ofSeconds(1))).isEmpty();
+		assertThat(calls).hasValue(1);
+	}
+
+	@Test
+	void leaseExtensionKeepsAJobRunningForThreeLeasesFromBeingDeliveredAgain() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		Duration lease = Duration.ofMillis(300);
+		AtomicInteger calls = new AtomicInteger();
+		container(queues, "slow", ContainerOptions.defaults().withLease(lease).withConcurrency(2), (job, ack) -> {
+			calls.incrementAndGet();
+			LockSupport.parkNanos(lease.multipliedBy(4).toNanos()); // the work: four leases long
+		});
+		queues.enqueue("slow", "x");
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> queues.counts("slow").total("completed") == 1);
+		assertThat(calls).hasValue(1);
+		assertThat(queues.counts("slow").total("reaped")).isZero();
+	}
+
+	@Test
+	void concurrencyIsNeverExceeded() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		AtomicInteger running = new AtomicInteger();
+		AtomicInteger peak = new AtomicInteger();
+		container(queues, "capped", ContainerOptions.defaults().withConcurrency(4), (job, ack) -> {
+			int now = running.incrementAndGet();
+			peak.accumulateAndGet(now, Math::max);
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(15));
+			running.decrementAndGet();
+		});
+		queues.enqueueAll("capped", IntStream.range(0, 60).boxed().toList(), JobOptions.defaults());
+
+		await().atMost(Duration.ofSeconds(20)).until(() -> queues.counts("capped").total("completed") == 60);
+		assertThat(peak.get()).isBetween(2, 4);
+	}
+
+	@Test
+	void stopLetsRunningJobsFinishAndNothingIsDeliveredTwice() throws Exception {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		CountDownLatch started = new CountDownLatch(2);
+		Map<String, Integer> calls = new ConcurrentHashMap<>();
+		QueueListenerContainer container = container(queues, "graceful",
+				ContainerOptions.defaults().withConcurrency(2).withShutdownTimeout(Duration.ofSeconds(10)), (job, ack) -> {
+					calls.merge(job.id(), 1, Integer::sum);
+					started.countDown();
+					LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
+				});
+		queues.enqueueAll("graceful", List.of("a", "b"), JobOptions.defaults());
+		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+
+		container.stop();
+
+		assertThat(queues.counts("graceful").total("completed")).isEqualTo(2);
+		assertThat(queues.counts("graceful").pending()).isZero();
+		assertThat(calls.values()).containsOnly(1);
+	}
+
+	@Test
+	void stopGivesBackTheLeasesOfJobsThatOutlastTheShutdownTimeoutAtOnce() throws Exception {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		CountDownLatch started = new CountDownLatch(1);
+		QueueListenerContainer container = container(queues, "stuck",
+				ContainerOptions.defaults().withShutdownTimeout(Duration.ofMillis(200)).withLease(Duration.ofMinutes(5)),
+				(job, ack) -> {
+					started.countDown();
+					new CountDownLatch(1).await(); // runs until interrupted
+				});
+		String id = queues.enqueue("stuck", "x").id();
+		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+
+		container.stop();
+
+		assertThat(queues.job("stuck", id).orElseThrow().state()).isEqualTo(JobState.READY);
+		ReservedJob again = queues.reserve("stuck", 1, Duration.ofSeconds(30)).get(0);
+		assertThat(again.id()).isEqualTo(id);
+		assertThat(again.attempt()).isEqualTo(1);
+	}
+
+	@Test
+	void restartedContainerTakesBackTheLeasesItsIdentityStillHolds() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		String id = queues.enqueue("resume", "x").id();
+		// a previous run of the same container reserved the job and died without a trace
+		String workerId = queues.getSettings().workerId() + "#resume-container";
+		queues.reserveBatch("resume", 1, Duration.ofMinutes(10), workerId);
+		AtomicInteger calls = new AtomicInteger();
+
+		container(queues, "resume", ContainerOptions.defaults(), (job, ack) -> calls.incrementAndGet());
+
+		await().atMost(Duration.ofSeconds(5)).until(() -> queues.counts("resume").total("completed") == 1);
+		assertThat(calls).hasValue(1);
+		assertThat(queues.job("resume", id)).isEmpty();
+	}
+
+}

@@ -1,0 +1,57 @@
+package io.github.redisqueue.listener;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.test.RedisEndpoint;
+import io.github.redisqueue.test.TestRedis;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * A worker in a JVM of its own, for the crash and shutdown tests. Arguments: host, port, queue,
+ * mode ({@code work}: each job takes 300 ms; {@code hang}: each job runs until interrupted).
+ * Every job it starts is added to the set {@code <queue>:started} and every job it finishes to
+ * {@code <queue>:finished}. SIGTERM stops the container gracefully through a shutdown hook.
+ */
+public final class WorkerProcessMain {
+
+	private WorkerProcessMain() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		RedisEndpoint endpoint = new RedisEndpoint(args[0], Integer.parseInt(args[1]), "parent test");
+		String queue = args[2];
+		boolean hang = "hang".equals(args[3]);
+		LettuceConnectionFactory factory = TestRedis.connectionFactory(endpoint);
+		StringRedisTemplate redis = new StringRedisTemplate(factory);
+		QueueTemplate queues = new QueueTemplate(factory);
+		QueueListenerContainer container = new QueueListenerContainer("worker", queue, queues, (job, ack) -> {
+			redis.opsForSet().add(queue + ":started", job.id());
+			if (hang) {
+				new CountDownLatch(1).await();
+			}
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(300));
+			redis.opsForSet().add(queue + ":finished", job.id());
+		}, ContainerOptions.defaults()
+			.withConcurrency(2)
+			.withLease(Duration.ofSeconds(2))
+			.withPollInterval(Duration.ofMillis(200))
+			.withShutdownTimeout(Duration.ofSeconds(hang ? 1 : 10)), null, null);
+		CountDownLatch stopped = new CountDownLatch(1);
+		Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+			container.stop();
+			factory.destroy();
+			stopped.countDown();
+		}));
+		container.start();
+		System.out.println("WORKER STARTED");
+		System.out.flush();
+		stopped.await();
+	}
+
+}
