@@ -100,7 +100,7 @@ public final class TestRedis {
 	 * @return the started server
 	 */
 	public static RedisServerProcess startPrivate(String... extraArgs) {
-		Path binary = pathBinary();
+		Path binary = "embedded".equals(System.getProperty("redis.test.source")) ? null : pathBinary();
 		return new RedisServerProcess((binary != null) ? binary : embeddedBinary(), extraArgs).start();
 	}
 
