@@ -128,6 +128,11 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 		this.redis = template;
 	}
 
+	/** The connection factory the template uses. */
+	public RedisConnectionFactory getConnectionFactory() {
+		return this.connectionFactory;
+	}
+
 	/** The engine settings. */
 	public QueueSettings getSettings() {
 		return this.settings;

@@ -1,0 +1,91 @@
+package io.github.redisqueue.autoconfigure;
+
+import io.github.redisqueue.core.QueueScripts;
+import io.github.redisqueue.core.QueueSettings;
+import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.support.converter.JacksonJobSerializer;
+import io.github.redisqueue.support.converter.JobSerializer;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * Auto-configuration of redis-queue: the engine ({@link QueueTemplate}) on the application's
+ * {@link RedisConnectionFactory} (or on a Redis of its own when {@code queue.redis.url} is set),
+ * and its collaborators. {@link QueueListenerAutoConfiguration} and
+ * {@link QueueReaperAutoConfiguration} build on it.
+ *
+ * @since 0.1.0
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@ConditionalOnClass({ QueueTemplate.class, RedisConnectionFactory.class })
+@EnableConfigurationProperties(QueueProperties.class)
+public final class QueueAutoConfiguration {
+
+	/** Bean name of the dedicated connection factory made for {@code queue.redis.url}. */
+	public static final String QUEUE_CONNECTION_FACTORY_BEAN_NAME = "queueRedisConnectionFactory";
+
+	@Bean
+	@ConditionalOnMissingBean
+	JobSerializer queueJobSerializer(ObjectProvider<JsonMapper> jsonMapper) {
+		JsonMapper mapper = jsonMapper.getIfAvailable();
+		return (mapper != null) ? new JacksonJobSerializer(mapper) : new JacksonJobSerializer();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	QueueScripts queueScripts() {
+		return new QueueScripts();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	QueueSettings queueSettings(QueueProperties properties) {
+		QueueSettings settings = QueueSettings.defaults()
+			.withKeyPrefix(properties.getKeyPrefix())
+			.withMaxPayloadBytes((int) properties.getMaxPayloadSize().toBytes())
+			.withDefaultMaxAttempts(properties.getMaxAttempts())
+			.withCompletedRetention(properties.getRetention().getCompleted())
+			.withDeadRetention(properties.getRetention().getDead())
+			.withReapBatch(properties.getReaper().getBatch());
+		return (properties.getWorkerId() != null) ? settings.withWorkerId(properties.getWorkerId()) : settings;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
+	QueueTemplate queueTemplate(RedisConnectionFactory connectionFactory, BeanFactory beanFactory,
+			JobSerializer serializer, QueueSettings settings, QueueScripts scripts) {
+		RedisConnectionFactory queueConnections = beanFactory.containsBean(QUEUE_CONNECTION_FACTORY_BEAN_NAME)
+				? beanFactory.getBean(QUEUE_CONNECTION_FACTORY_BEAN_NAME, RedisConnectionFactory.class)
+				: connectionFactory;
+		return new QueueTemplate(queueConnections, serializer, settings, scripts);
+	}
+
+	/**
+	 * A connection factory of the queues' own, hidden from autowiring so that it never competes
+	 * with the application's.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnProperty("queue.redis.url")
+	static class DedicatedConnectionConfiguration {
+
+		@Bean(name = QUEUE_CONNECTION_FACTORY_BEAN_NAME, autowireCandidate = false)
+		LettuceConnectionFactory queueRedisConnectionFactory(QueueProperties properties) {
+			return new LettuceConnectionFactory(LettuceConnectionFactory.createRedisConfiguration(properties.getRedis().getUrl()));
+		}
+
+	}
+
+}

@@ -1,0 +1,57 @@
+package io.github.redisqueue.autoconfigure;
+
+import io.github.redisqueue.annotation.EnableQueueListeners;
+import io.github.redisqueue.config.DefaultQueueListenerContainerFactory;
+import io.github.redisqueue.config.QueueListenerConfigUtils;
+import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.listener.DeadLetterCallback;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.thread.Threading;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+
+/**
+ * Auto-configuration of {@code @QueueListener} support: the configurer, the default container
+ * factory (by name), and {@link EnableQueueListeners} unless the application already enabled it.
+ *
+ * @since 0.1.0
+ */
+@AutoConfiguration(after = QueueAutoConfiguration.class)
+@ConditionalOnBean(QueueTemplate.class)
+public final class QueueListenerAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	QueueListenerContainerFactoryConfigurer queueListenerContainerFactoryConfigurer(QueueProperties properties,
+			ObjectProvider<DeadLetterCallback> deadLetterCallback, Environment environment) {
+		SimpleAsyncTaskExecutor executor = null;
+		if (Threading.VIRTUAL.isActive(environment)) {
+			executor = new SimpleAsyncTaskExecutor("queue-");
+			executor.setVirtualThreads(true);
+		}
+		return new QueueListenerContainerFactoryConfigurer(properties, deadLetterCallback.getIfAvailable(), executor);
+	}
+
+	@Bean(name = QueueListenerConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)
+	@ConditionalOnMissingBean(name = QueueListenerConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)
+	DefaultQueueListenerContainerFactory queueListenerContainerFactory(QueueListenerContainerFactoryConfigurer configurer,
+			QueueTemplate queueTemplate) {
+		DefaultQueueListenerContainerFactory factory = new DefaultQueueListenerContainerFactory(queueTemplate);
+		configurer.configure(factory);
+		return factory;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableQueueListeners
+	@ConditionalOnMissingBean(name = QueueListenerConfigUtils.ANNOTATION_PROCESSOR_BEAN_NAME)
+	static class EnableQueueListenersConfiguration {
+
+	}
+
+}

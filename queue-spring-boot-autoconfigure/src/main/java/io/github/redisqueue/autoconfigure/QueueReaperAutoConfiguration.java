@@ -1,0 +1,62 @@
+package io.github.redisqueue.autoconfigure;
+
+import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.listener.lease.QueueReaper;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+import org.springframework.scheduling.config.TaskManagementConfigUtils;
+
+/**
+ * Auto-configuration of the reaper. How it is scheduled depends on the application, which keeps full control of its
+ * own {@code @Scheduled} methods:
+ * <ul>
+ * <li>with {@code @EnableScheduling}, Spring's scheduler runs the reaper's {@code @Scheduled}
+ * method every {@code queue.reaper.interval}; nothing else is added;</li>
+ * <li>without it, the reaper gets a single-thread scheduler of its own ({@code queue-reaper-1})
+ * and schedules itself; scheduling is never switched on for the whole application.</li>
+ * </ul>
+ * Either way correctness does not depend on the reaper: reserving reclaims expired leases too.
+ *
+ * @since 0.1.0
+ */
+@AutoConfiguration(after = QueueAutoConfiguration.class)
+@ConditionalOnBean(QueueTemplate.class)
+@ConditionalOnBooleanProperty(name = "queue.reaper.enabled", matchIfMissing = true)
+public final class QueueReaperAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	QueueReaper queueReaper(QueueTemplate queueTemplate, QueueProperties properties,
+			ObjectProvider<QueueReaperScheduler> scheduler) {
+		QueueReaper reaper = new QueueReaper(queueTemplate, properties.getReaper().getInterval());
+		QueueReaperScheduler own = scheduler.getIfAvailable();
+		if (own != null) {
+			reaper.setTaskScheduler(own);
+		}
+		return reaper;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(name = TaskManagementConfigUtils.SCHEDULED_ANNOTATION_PROCESSOR_BEAN_NAME)
+	QueueReaperScheduler queueReaperScheduler() {
+		QueueReaperScheduler scheduler = new QueueReaperScheduler();
+		scheduler.setPoolSize(1);
+		scheduler.setThreadNamePrefix("queue-reaper-");
+		scheduler.setDaemon(true);
+		return scheduler;
+	}
+
+	/** The reaper's own scheduler, a type of its own so it never becomes the application's. */
+	static class QueueReaperScheduler extends ThreadPoolTaskScheduler {
+
+		private static final long serialVersionUID = 1L;
+
+	}
+
+}

@@ -1,0 +1,108 @@
+package io.github.redisqueue.autoconfigure;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.redisqueue.annotation.QueueListener;
+import io.github.redisqueue.core.JobState;
+import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.listener.lease.QueueReaper;
+import io.github.redisqueue.support.JobMetadata;
+import io.github.redisqueue.test.RedisEndpoint;
+import io.github.redisqueue.test.TestRedis;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.scheduling.annotation.EnableScheduling;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The auto-configuration on a real Redis: an annotated listener receives what the auto-configured
+ * template enqueues, with settings from application properties.
+ */
+class QueueAutoConfigurationIntegrationTests {
+
+	private final RedisEndpoint redis = TestRedis.shared();
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, QueueAutoConfiguration.class,
+				QueueListenerAutoConfiguration.class, QueueReaperAutoConfiguration.class))
+		.withPropertyValues("spring.data.redis.host=" + this.redis.host(), "spring.data.redis.port=" + this.redis.port(),
+				"queue.listener.poll-interval=200ms", "queue.queues.greetings.concurrency=3");
+
+	@BeforeEach
+	void flush() {
+		TestRedis.flushAll(this.redis);
+	}
+
+	@Test
+	void annotatedListenerReceivesEnqueuedJobs() {
+		this.contextRunner.withUserConfiguration(Greeter.class).run((context) -> {
+			QueueTemplate queues = context.getBean(QueueTemplate.class);
+			queues.enqueue("greetings", new Greeting("Ada"));
+			queues.enqueue("greetings", new Greeting("Grace"));
+
+			Greeter greeter = context.getBean(Greeter.class);
+			await().atMost(Duration.ofSeconds(10)).until(() -> greeter.names.size() == 2);
+			assertThat(greeter.names).containsExactlyInAnyOrder("Ada", "Grace");
+			await().atMost(Duration.ofSeconds(5)).until(() -> queues.counts("greetings").total("completed") == 2);
+			assertThat(context.getBean(io.github.redisqueue.config.QueueListenerEndpointRegistry.class)
+				.getListenerContainer("greeter")
+				.getOptions()
+				.concurrency()).isEqualTo(3);
+		});
+	}
+
+	@Test
+	void selfScheduledReaperReturnsAnExpiredLeaseWithNobodyReserving() {
+		this.contextRunner.withPropertyValues("queue.reaper.interval=100ms").run((context) -> {
+			QueueTemplate queues = context.getBean(QueueTemplate.class);
+			String id = queues.enqueue("orphans", "x").id();
+			queues.reserve("orphans", 1, Duration.ofMillis(50));
+
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> queues.job("orphans", id).orElseThrow().state() == JobState.READY);
+			assertThat(context.getBean(QueueReaper.class).getPasses()).isPositive();
+		});
+	}
+
+	@Test
+	void reaperRunsOnTheApplicationsSchedulerUnderEnableScheduling() {
+		this.contextRunner.withUserConfiguration(SchedulingApp.class)
+			.withPropertyValues("queue.reaper.interval=100ms")
+			.run((context) -> {
+				QueueReaper reaper = context.getBean(QueueReaper.class);
+				assertThat(reaper.isSelfScheduled()).isFalse();
+				await().atMost(Duration.ofSeconds(5)).until(() -> reaper.getPasses() >= 2);
+			});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableScheduling
+	static class SchedulingApp {
+
+	}
+
+	record Greeting(String name) {
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Greeter {
+
+		final List<String> names = new CopyOnWriteArrayList<>();
+
+		@QueueListener(queue = "greetings", id = "greeter")
+		void greet(Greeting greeting, JobMetadata metadata) {
+			this.names.add(greeting.name());
+		}
+
+	}
+
+}
