@@ -1,0 +1,82 @@
+package io.github.redisqueue.samples.quickstart;
+
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.test.RedisEndpoint;
+import io.github.redisqueue.test.TestRedis;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The quick start as a user runs it: e-mails posted over HTTP are sent by the listener, failing
+ * ones end in the dead letters, and with no Redis reachable the sample starts an embedded one.
+ */
+class QuickstartApplicationIntegrationTests {
+
+	private final HttpClient http = HttpClient.newHttpClient();
+
+	@Test
+	void postedEmailsAreSentAndFailingOnesAreDeadLettered() throws Exception {
+		RedisEndpoint redis = TestRedis.shared();
+		TestRedis.flushAll(redis);
+		try (ConfigurableApplicationContext context = run(redis.port(), "--sample.embedded-redis=false",
+				"--queue.listener.backoff.initial=50ms")) {
+			String base = "http://localhost:" + context.getEnvironment().getProperty("local.server.port");
+			HttpResponse<String> accepted = post(base + "/emails", "{\"to\":\"ada@example.com\",\"subject\":\"Hello\"}");
+			assertThat(accepted.statusCode()).isEqualTo(202);
+			assertThat(accepted.body()).contains("\"duplicate\":false");
+			post(base + "/emails", "{\"to\":\"bob@example.com\",\"subject\":\"please fail\"}");
+
+			EmailSender sender = context.getBean(EmailSender.class);
+			await().atMost(Duration.ofSeconds(10)).until(() -> sender.sent() == 1);
+			await().atMost(Duration.ofSeconds(10)).until(() -> get(base + "/emails").contains("mail server refused"));
+			assertThat(get(base + "/actuator/health")).contains("\"status\":\"UP\"");
+		}
+	}
+
+	@Test
+	void startsAnEmbeddedRedisWhenNoneAnswers() throws Exception {
+		int freePort;
+		try (ServerSocket socket = new ServerSocket(0)) {
+			freePort = socket.getLocalPort();
+		}
+		try (ConfigurableApplicationContext context = run(freePort, "--sample.embedded-redis=true")) {
+			context.getBean(QueueTemplate.class).enqueue("emails", new Email("eve@example.com", "Hi"));
+			EmailSender sender = context.getBean(EmailSender.class);
+			await().atMost(Duration.ofSeconds(10)).until(() -> sender.sent() == 1);
+		}
+	}
+
+	private static ConfigurableApplicationContext run(int redisPort, String... extra) {
+		SpringApplication application = new SpringApplication(QuickstartApplication.class);
+		application.addListeners(new EmbeddedRedisFallback());
+		java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("--server.port=0",
+				"--spring.data.redis.port=" + redisPort, "--queue.listener.poll-interval=200ms"));
+		args.addAll(java.util.List.of(extra));
+		return application.run(args.toArray(String[]::new));
+	}
+
+	private HttpResponse<String> post(String url, String json) throws Exception {
+		return this.http.send(HttpRequest.newBuilder(URI.create(url))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString(json))
+			.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	private String get(String url) throws Exception {
+		return this.http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString())
+			.body();
+	}
+
+}
