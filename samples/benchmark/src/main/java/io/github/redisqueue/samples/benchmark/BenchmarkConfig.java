@@ -1,0 +1,53 @@
+package io.github.redisqueue.samples.benchmark;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * What to run, from command-line arguments of the form {@code --name=value}.
+ *
+ * @param jobs jobs per phase and run
+ * @param concurrency listener concurrency of the drain and latency phases
+ * @param rate jobs per second of the latency phase
+ * @param latencyDuration how long the latency phase enqueues
+ * @param runs runs per phase; figures are the median with min and max
+ * @param redisUrl a Redis to use instead of starting one ({@code redis://host:port})
+ * @param out where the JSON results go
+ * @param reference whether to run redis-benchmark for the machine's reference numbers
+ */
+record BenchmarkConfig(int jobs, int concurrency, int rate, Duration latencyDuration, int runs, String redisUrl,
+		Path out, boolean reference) {
+
+	static BenchmarkConfig parse(String... args) {
+		int jobs = 100_000;
+		int concurrency = 8;
+		int rate = 1_000;
+		Duration latency = Duration.ofSeconds(10);
+		int runs = 3;
+		String url = null;
+		Path out = Path.of("benchmark-results.json");
+		boolean reference = true;
+		for (String arg : args) {
+			String[] pair = arg.replaceFirst("^--", "").split("=", 2);
+			String value = (pair.length > 1) ? pair[1] : "";
+			switch (pair[0]) {
+				case "jobs" -> jobs = Integer.parseInt(value);
+				case "concurrency" -> concurrency = Integer.parseInt(value);
+				case "rate" -> rate = Integer.parseInt(value);
+				case "latency-seconds" -> latency = Duration.ofMillis((long) (Double.parseDouble(value) * 1000));
+				case "runs" -> runs = Integer.parseInt(value);
+				case "redis-url" -> url = value;
+				case "out" -> out = Path.of(value);
+				case "no-reference" -> reference = false;
+				default -> throw new IllegalArgumentException("Unknown argument '" + arg + "'; known: --jobs=N "
+						+ "--concurrency=C --rate=R --latency-seconds=S --runs=K --redis-url=redis://host:port "
+						+ "--out=FILE --no-reference");
+			}
+		}
+		if (jobs < 1 || concurrency < 1 || rate < 1 || runs < 1) {
+			throw new IllegalArgumentException("jobs, concurrency, rate and runs must be positive");
+		}
+		return new BenchmarkConfig(jobs, concurrency, rate, latency, runs, url, out, reference);
+	}
+
+}

@@ -1,0 +1,89 @@
+package io.github.redisqueue.samples.benchmark;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The runs of one phase: throughput, round trips and CPU per job, as median, min and max.
+ */
+final class Figures {
+
+	private final String phase;
+
+	private final String unit;
+
+	private final List<Double> values = new ArrayList<>();
+
+	private final List<Double> scriptsPerJob = new ArrayList<>();
+
+	private final List<Double> roundTripsPerJob = new ArrayList<>();
+
+	private final List<Double> executedPerJob = new ArrayList<>();
+
+	private final List<Double> cpuMicrosPerJob = new ArrayList<>();
+
+	Figures(String phase, String unit) {
+		this.phase = phase;
+		this.unit = unit;
+	}
+
+	void add(double value, CommandStats.Delta commands, long jobs, long cpuNanos) {
+		this.values.add(value);
+		this.scriptsPerJob.add((double) commands.scripts() / jobs);
+		this.roundTripsPerJob.add((double) commands.roundTrips() / jobs);
+		this.executedPerJob.add((double) commands.executed() / jobs);
+		this.cpuMicrosPerJob.add(cpuNanos / 1000.0 / jobs);
+	}
+
+	String phase() {
+		return this.phase;
+	}
+
+	String row() {
+		return String.format("%-34s %12s %12s %12s %-8s %9.3f %9.3f %9.2f %9.1f", this.phase, fmt(median(this.values)),
+				fmt(min(this.values)), fmt(max(this.values)), this.unit, median(this.roundTripsPerJob),
+				median(this.scriptsPerJob), median(this.executedPerJob), median(this.cpuMicrosPerJob));
+	}
+
+	static String header() {
+		return String.format("%-34s %12s %12s %12s %-8s %9s %9s %9s %9s", "phase", "median", "min", "max", "unit",
+				"rt/job", "eval/job", "cmds/job", "cpu us/j");
+	}
+
+	Map<String, Object> toMap() {
+		Map<String, Object> map = new LinkedHashMap<>();
+		map.put("phase", this.phase);
+		map.put("unit", this.unit);
+		map.put("median", median(this.values));
+		map.put("min", min(this.values));
+		map.put("max", max(this.values));
+		map.put("runs", this.values);
+		map.put("roundTripsPerJob", median(this.roundTripsPerJob));
+		map.put("scriptCallsPerJob", median(this.scriptsPerJob));
+		map.put("redisCommandsExecutedPerJob", median(this.executedPerJob));
+		map.put("jvmCpuMicrosPerJob", median(this.cpuMicrosPerJob));
+		return map;
+	}
+
+	static double median(List<Double> values) {
+		List<Double> sorted = new ArrayList<>(values);
+		sorted.sort(null);
+		int n = sorted.size();
+		return (n % 2 == 1) ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+	}
+
+	private static double min(List<Double> values) {
+		return values.stream().mapToDouble(Double::doubleValue).min().orElse(0);
+	}
+
+	private static double max(List<Double> values) {
+		return values.stream().mapToDouble(Double::doubleValue).max().orElse(0);
+	}
+
+	private static String fmt(double value) {
+		return (value >= 100) ? String.format("%,.0f", value) : String.format("%.3f", value);
+	}
+
+}

@@ -1,0 +1,346 @@
+package io.github.redisqueue.samples.benchmark;
+
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.stream.LongStream;
+
+import io.github.redisqueue.annotation.EnableQueueListeners;
+import io.github.redisqueue.config.DefaultQueueListenerContainerFactory;
+import io.github.redisqueue.config.QueueListenerConfigUtils;
+import io.github.redisqueue.config.QueueListenerEndpointRegistry;
+import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.JobRef;
+import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.core.ReservedJob;
+import io.github.redisqueue.listener.ContainerOptions;
+import io.github.redisqueue.listener.QueueListenerContainer;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.MapPropertySource;
+
+/**
+ * The benchmark: enqueue (one job per call, and bulk), drain through {@code @QueueListener} and
+ * through the pull API alone, and latency from enqueue to handler start at a fixed rate; each
+ * phase run several times, reported as median, min and max with Redis round trips and JVM CPU
+ * per job. Run it with {@code java -jar samples/benchmark/target/benchmark.jar [--jobs=N]
+ * [--concurrency=C] [--rate=R] [--latency-seconds=S] [--runs=K] [--redis-url=redis://host:port]}.
+ */
+public final class QueueBenchmark {
+
+	private final BenchmarkConfig config;
+
+	private final RedisUnderTest redis;
+
+	private final QueueTemplate queues;
+
+	private QueueBenchmark(BenchmarkConfig config, RedisUnderTest redis) {
+		this.config = config;
+		this.redis = redis;
+		this.queues = new QueueTemplate(redis.connectionFactory());
+	}
+
+	public static void main(String[] args) throws Exception {
+		Report report = run(BenchmarkConfig.parse(args));
+		System.out.println(report.table());
+		report.write();
+		System.out.println("JSON written to " + report.config().out().toAbsolutePath());
+		System.exit(report.allAcknowledgedOnce() ? 0 : 1);
+	}
+
+	/** Run every phase and return the report. */
+	static Report run(BenchmarkConfig config) throws Exception {
+		try (RedisUnderTest redis = RedisUnderTest.start(config.redisUrl())) {
+			return new QueueBenchmark(config, redis).runAll();
+		}
+	}
+
+	private Report runAll() throws Exception {
+		Map<String, Object> machine = new LinkedHashMap<>();
+		machine.put("date", Instant.now().toString());
+		machine.put("cpus", Runtime.getRuntime().availableProcessors());
+		machine.put("java", System.getProperty("java.version"));
+		machine.put("redisVersion", this.redis.version());
+		machine.put("redis", this.redis.origin());
+		machine.put("jobs", this.config.jobs());
+		machine.put("concurrency", this.config.concurrency());
+		machine.put("runs", this.config.runs());
+		Figures single = new Figures("enqueue, 1 job/call, 1 thread", "jobs/s");
+		Figures bulk = new Figures("enqueue, bulk (1000/call)", "jobs/s");
+		Figures drain = new Figures("drain @QueueListener C=" + this.config.concurrency(), "jobs/s");
+		Figures pull = new Figures("drain pull API C=" + this.config.concurrency(), "jobs/s");
+		String at = " @" + this.config.rate() + "/s";
+		Figures p50 = new Figures("latency p50" + at, "ms");
+		Figures p99 = new Figures("latency p99" + at, "ms");
+		Figures p999 = new Figures("latency p99.9" + at, "ms");
+		Figures pmax = new Figures("latency max" + at, "ms");
+		long duplicates = 0;
+		long missing = 0;
+		for (int run = 0; run < this.config.runs(); run++) {
+			enqueueSingle(single);
+			enqueueBulk(bulk);
+			long[] drained = drainListener(drain);
+			duplicates += drained[0];
+			missing += drained[1];
+			drainPull(pull);
+			long[] latency = latency(p50, p99, p999, pmax);
+			duplicates += latency[0];
+			missing += latency[1];
+		}
+		Map<String, Object> reference = this.config.reference()
+				? new ReferenceNumbers(this.redis.host(), this.redis.port()).measure() : Map.of();
+		return new Report(this.config, machine, List.of(single, bulk, drain, pull, p50, p99, p999, pmax), reference,
+				duplicates, missing);
+	}
+
+	private void enqueueSingle(Figures figures) {
+		this.redis.flushAll();
+		int n = this.config.jobs();
+		Measure measure = start();
+		for (int i = 0; i < n; i++) {
+			this.queues.enqueue(BenchListener.QUEUE, BenchPayload.of(i, 0));
+		}
+		measure.stop(figures, n);
+	}
+
+	private void enqueueBulk(Figures figures) {
+		this.redis.flushAll();
+		int n = this.config.jobs();
+		List<List<BenchPayload>> chunks = chunks(n, 1000);
+		Measure measure = start();
+		for (List<BenchPayload> chunk : chunks) {
+			this.queues.enqueueAll(BenchListener.QUEUE, chunk, JobOptions.defaults());
+		}
+		measure.stop(figures, n);
+	}
+
+	private long[] drainListener(Figures figures) {
+		this.redis.flushAll();
+		int n = this.config.jobs();
+		for (List<BenchPayload> chunk : chunks(n, 1000)) {
+			this.queues.enqueueAll(BenchListener.QUEUE, chunk, JobOptions.defaults());
+		}
+		BenchListener listener = new BenchListener();
+		try (AnnotationConfigApplicationContext context = listenerContext(listener)) {
+			QueueListenerContainer container = container(context);
+			Measure measure = start();
+			container.start();
+			await(() -> listener.handled() >= n && this.queues.counts(BenchListener.QUEUE).total("completed") >= n);
+			measure.stop(figures, n);
+			container.stop();
+		}
+		return new long[] { listener.duplicates(), n - listener.handled() };
+	}
+
+	private void drainPull(Figures figures) throws Exception {
+		this.redis.flushAll();
+		int n = this.config.jobs();
+		for (List<BenchPayload> chunk : chunks(n, 1000)) {
+			this.queues.enqueueAll(BenchListener.QUEUE, chunk, JobOptions.defaults());
+		}
+		ExecutorService pool = Executors.newFixedThreadPool(this.config.concurrency());
+		AtomicLong done = new AtomicLong();
+		Measure measure = start();
+		List<Future<?>> workers = new ArrayList<>();
+		for (int t = 0; t < this.config.concurrency(); t++) {
+			workers.add(pool.submit(() -> {
+				while (true) {
+					List<ReservedJob> jobs = this.queues.reserve(BenchListener.QUEUE, 10, Duration.ofMinutes(1));
+					if (jobs.isEmpty()) {
+						return null;
+					}
+					List<JobRef> refs = new ArrayList<>(jobs.size());
+					for (ReservedJob job : jobs) {
+						this.queues.readPayload(job, BenchPayload.class);
+						refs.add(job.ref());
+					}
+					this.queues.completeAll(BenchListener.QUEUE, refs);
+					done.addAndGet(jobs.size());
+				}
+			}));
+		}
+		for (Future<?> worker : workers) {
+			worker.get();
+		}
+		measure.stop(figures, n);
+		pool.shutdown();
+		if (done.get() != n) {
+			throw new IllegalStateException("pull drain handled " + done.get() + " of " + n);
+		}
+	}
+
+	private long[] latency(Figures p50, Figures p99, Figures p999, Figures pmax) {
+		this.redis.flushAll();
+		int rate = this.config.rate();
+		int n = (int) Math.max(1, rate * this.config.latencyDuration().toMillis() / 1000);
+		BenchListener listener = new BenchListener();
+		listener.expect(n);
+		try (AnnotationConfigApplicationContext context = listenerContext(listener)) {
+			QueueListenerContainer container = container(context);
+			container.start();
+			// let the container reach its blocking wait before the first job
+			this.queues.reserve("warm-up", 1, Duration.ofSeconds(1));
+			Measure measure = start();
+			long interval = TimeUnit.SECONDS.toNanos(1) / rate;
+			long next = System.nanoTime();
+			for (int i = 0; i < n; i++) {
+				LockSupport.parkNanos(next - System.nanoTime());
+				this.queues.enqueue(BenchListener.QUEUE, BenchPayload.of(i, System.nanoTime()));
+				next += interval;
+			}
+			await(() -> listener.handled() >= n);
+			CommandStats.Delta commands = measure.commands();
+			long cpu = measure.cpu();
+			container.stop();
+			long[] sorted = listener.latencies().clone();
+			Arrays.sort(sorted);
+			p50.add(percentile(sorted, 50), commands, n, cpu);
+			p99.add(percentile(sorted, 99), commands, n, cpu);
+			p999.add(percentile(sorted, 99.9), commands, n, cpu);
+			pmax.add(sorted[sorted.length - 1] / 1e6, commands, n, cpu);
+		}
+		return new long[] { listener.duplicates(), n - listener.handled() };
+	}
+
+	private static double percentile(long[] sorted, double p) {
+		int index = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
+		return sorted[Math.max(0, Math.min(sorted.length - 1, index))] / 1e6;
+	}
+
+	private AnnotationConfigApplicationContext listenerContext(BenchListener listener) {
+		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+		context.getEnvironment()
+			.getPropertySources()
+			.addFirst(new MapPropertySource("bench", Map.of("bench.concurrency", this.config.concurrency())));
+		context.registerBean(QueueTemplate.class, () -> this.queues);
+		context.registerBean(QueueListenerConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME,
+				DefaultQueueListenerContainerFactory.class, () -> {
+					DefaultQueueListenerContainerFactory factory = new DefaultQueueListenerContainerFactory(this.queues);
+					factory.setContainerOptions(ContainerOptions.defaults());
+					return factory;
+				});
+		context.registerBean(BenchListener.class, () -> listener);
+		context.register(Listeners.class);
+		context.refresh();
+		return context;
+	}
+
+	private static QueueListenerContainer container(AnnotationConfigApplicationContext context) {
+		return context.getBean(QueueListenerConfigUtils.ENDPOINT_REGISTRY_BEAN_NAME, QueueListenerEndpointRegistry.class)
+			.getListenerContainer("bench");
+	}
+
+	private static List<List<BenchPayload>> chunks(int n, int size) {
+		List<List<BenchPayload>> chunks = new ArrayList<>();
+		for (int from = 0; from < n; from += size) {
+			chunks.add(LongStream.range(from, Math.min(n, from + size)).mapToObj((i) -> BenchPayload.of(i, 0)).toList());
+		}
+		return chunks;
+	}
+
+	private static void await(BooleanSupplier condition) {
+		long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+		while (!condition.getAsBoolean()) {
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("phase did not finish within 10 minutes");
+			}
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+		}
+	}
+
+	private Measure start() {
+		return new Measure(CommandStats.of(this.redis.info("commandstats")), System.nanoTime(), processCpu());
+	}
+
+	private static long processCpu() {
+		return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+			.getProcessCpuTime();
+	}
+
+	/** Start of a measured phase. */
+	private final class Measure {
+
+		private final CommandStats before;
+
+		private final long startNanos;
+
+		private final long startCpu;
+
+		Measure(CommandStats before, long startNanos, long startCpu) {
+			this.before = before;
+			this.startNanos = startNanos;
+			this.startCpu = startCpu;
+		}
+
+		void stop(Figures figures, long jobs) {
+			double seconds = (System.nanoTime() - this.startNanos) / 1e9;
+			figures.add(jobs / seconds, commands(), jobs, cpu());
+		}
+
+		CommandStats.Delta commands() {
+			return CommandStats.of(QueueBenchmark.this.redis.info("commandstats")).since(this.before);
+		}
+
+		long cpu() {
+			return processCpu() - this.startCpu;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableQueueListeners
+	static class Listeners {
+
+	}
+
+	/** What a benchmark run measured. */
+	record Report(BenchmarkConfig config, Map<String, Object> machine, List<Figures> figures,
+			Map<String, Object> reference, long duplicates, long missing) {
+
+		boolean allAcknowledgedOnce() {
+			return this.duplicates == 0 && this.missing == 0;
+		}
+
+		String table() {
+			StringBuilder out = new StringBuilder();
+			out.append("redis-queue benchmark ").append(this.machine).append('\n');
+			out.append(Figures.header()).append('\n');
+			this.figures.forEach((figure) -> out.append(figure.row()).append('\n'));
+			out.append("rt/job = round trips per job (script calls + other client commands); eval/job = script calls;\n")
+				.append("cmds/job = every command Redis executed, inside scripts included; cpu = JVM process CPU.\n");
+			out.append("delivered twice: ").append(this.duplicates).append(", never delivered: ").append(this.missing).append('\n');
+			if (!this.reference.isEmpty()) {
+				out.append("reference (redis-benchmark, requests/s): ").append(this.reference).append('\n');
+			}
+			return out.toString();
+		}
+
+		void write() throws java.io.IOException {
+			Map<String, Object> json = new LinkedHashMap<>();
+			json.put("machine", this.machine);
+			json.put("phases", this.figures.stream().map(Figures::toMap).toList());
+			json.put("reference", this.reference);
+			json.put("deliveredTwice", this.duplicates);
+			json.put("neverDelivered", this.missing);
+			Files.writeString(this.config.out(),
+					JsonMapper.builder().build().writerWithDefaultPrettyPrinter().writeValueAsString(json));
+		}
+
+	}
+
+}

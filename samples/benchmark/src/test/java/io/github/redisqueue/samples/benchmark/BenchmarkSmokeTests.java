@@ -1,0 +1,35 @@
+package io.github.redisqueue.samples.benchmark;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import io.github.redisqueue.test.RedisEndpoint;
+import io.github.redisqueue.test.TestRedis;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A short run of the benchmark: it completes, writes its JSON, and every job of the drain and
+ * latency phases is handled exactly once. Speed is not asserted here.
+ */
+class BenchmarkSmokeTests {
+
+	@Test
+	void shortRunCompletesAndAcknowledgesEveryJobOnce(@TempDir Path dir) throws Exception {
+		RedisEndpoint redis = TestRedis.shared();
+		Path out = dir.resolve("results.json");
+		BenchmarkConfig config = BenchmarkConfig.parse("--jobs=2000", "--runs=1", "--latency-seconds=1", "--rate=500",
+				"--no-reference", "--redis-url=" + redis.uri(), "--out=" + out);
+
+		QueueBenchmark.Report report = QueueBenchmark.run(config);
+		report.write();
+
+		assertThat(report.duplicates()).isZero();
+		assertThat(report.missing()).isZero();
+		assertThat(report.figures()).hasSize(8).allSatisfy((figures) -> assertThat(figures.row()).doesNotContain("NaN"));
+		assertThat(Files.readString(out)).contains("\"deliveredTwice\" : 0").contains("drain @QueueListener C=8");
+	}
+
+}
