@@ -82,6 +82,18 @@ public interface QueueOperations {
 	Reservation reserveBatch(String queue, int max, Duration lease, String workerId);
 
 	/**
+	 * Acknowledge jobs and reserve the next ones in the same script call ("finish and fetch
+	 * next"), as a fetch loop does to spend one round trip where two would do.
+	 * @param queue the queue name
+	 * @param max the most jobs to take
+	 * @param lease the lease length
+	 * @param workerId the identity recorded on the leases
+	 * @param completions jobs to complete first
+	 * @return the jobs, the next due time, and how many completions were refused (stale tokens)
+	 */
+	Reservation reserveBatch(String queue, int max, Duration lease, String workerId, Collection<JobRef> completions);
+
+	/**
 	 * Acknowledge a job: it leaves Redis (or the completed set, when completed jobs are kept).
 	 * @param queue the queue name
 	 * @param job the id and lease token

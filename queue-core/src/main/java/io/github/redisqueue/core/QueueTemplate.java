@@ -230,18 +230,27 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 
 	@Override
 	public Reservation reserveBatch(String queue, int max, Duration lease, String workerId) {
+		return reserveBatch(queue, max, lease, workerId, List.of());
+	}
+
+	@Override
+	public Reservation reserveBatch(String queue, int max, Duration lease, String workerId,
+			Collection<JobRef> completions) {
 		QueueKeys k = keys(queue);
 		if (max < 1 || max > MAX_RESERVE) {
 			throw new IllegalArgumentException(
 					"Reserve count " + max + " is out of range: it must be from 1 to " + MAX_RESERVE);
 		}
 		checkLease(lease);
-		List<Object> reply = run(this.scripts.reserve(), k, List.of(num(max), num(lease.toMillis()), utf8(workerId),
-				num(this.settings.reclaimBatch()), num(this.settings.reapBatch())));
+		List<byte[]> args = new ArrayList<>(6 + completions.size() * 2);
+		Collections.addAll(args, num(max), num(lease.toMillis()), utf8(workerId), num(this.settings.reclaimBatch()),
+				num(this.settings.reapBatch()));
+		args.addAll(refArgs(num(this.settings.completedRetention().toMillis()), completions));
+		List<Object> reply = run(this.scripts.reserve(), k, args);
 		long nextDue = longValue(reply.get(0));
 		int count = (int) longValue(reply.get(3));
 		List<ReservedJob> jobs = new ArrayList<>(count);
-		for (int i = 0, at = 4; i < count; i++, at += 9) {
+		for (int i = 0, at = 5; i < count; i++, at += 9) {
 			jobs.add(new ReservedJob(queue, text(reply.get(at)), (byte[]) reply.get(at + 1),
 					headers(queue, reply.get(at + 2)), (int) longValue(reply.get(at + 3)),
 					(int) longValue(reply.get(at + 4)), longValue(reply.get(at + 5)),
@@ -249,7 +258,7 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 					(int) longValue(reply.get(at + 8))));
 		}
 		return new Reservation(jobs, (nextDue >= 0) ? Instant.ofEpochMilli(nextDue) : null,
-				(int) longValue(reply.get(1)), (int) longValue(reply.get(2)));
+				(int) longValue(reply.get(1)), (int) longValue(reply.get(2)), (int) longValue(reply.get(4)));
 	}
 
 	@Override

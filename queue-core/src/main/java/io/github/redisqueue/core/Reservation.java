@@ -13,8 +13,11 @@ import org.jspecify.annotations.Nullable;
  * @param nextDue due time of the earliest delayed job, or {@code null} when none is delayed
  * @param reclaimed expired leases this call returned to the queue (or dead-lettered)
  * @param expired jobs this call dead-lettered because they expired before they started
+ * @param refusedCompletions completions sent with the call that were refused (stale token or no
+ * such job)
  * @since 0.1.0
  */
-public record Reservation(List<ReservedJob> jobs, @Nullable Instant nextDue, int reclaimed, int expired) {
+public record Reservation(List<ReservedJob> jobs, @Nullable Instant nextDue, int reclaimed, int expired,
+		int refusedCompletions) {
 
 }

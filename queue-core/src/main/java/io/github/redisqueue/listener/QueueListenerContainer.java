@@ -181,7 +181,7 @@ public class QueueListenerContainer implements SmartLifecycle {
 			executor = this.ownExecutor;
 		}
 		FetchLoop loop = new FetchLoop(this.template, this.queue, workerId, this.options, executor, this::process,
-				this.acks::flushIfIdle);
+				this.acks);
 		this.fetchLoop = loop;
 		if (this.options.acknowledgementMode() != AcknowledgementMode.AT_MOST_ONCE) {
 			this.leaseScheduler = Executors.newSingleThreadScheduledExecutor(threads("queue-" + this.id + "-lease-"));

@@ -144,6 +144,27 @@ local function promote(now, limit)
   return promoted, expired
 end
 
+-- acknowledges one job held under token; returns 1 done, 0 stale token, -1 no such job
+local function complete_job(id, token, retention, now)
+  local jk = JOB .. id
+  local f = redis.call('HMGET', jk, 'state', 'token', 'uniqueKey', 'uniqueTtl')
+  if not f[1] then
+    return -1
+  end
+  if f[1] ~= 'active' or f[2] ~= token then
+    return 0
+  end
+  redis.call('ZREM', K_INFLIGHT, id)
+  release_unique(id, f[3], f[4], true)
+  if retention > 0 then
+    redis.call('HSET', jk, 'state', 'completed', 'finishedAt', now, 'worker', '')
+    redis.call('ZADD', K_DONE, now, id)
+  else
+    redis.call('DEL', jk)
+  end
+  return 1
+end
+
 local function next_due()
   local first = redis.call('ZRANGE', K_DELAYED, 0, 0, 'WITHSCORES')
   if #first == 0 then

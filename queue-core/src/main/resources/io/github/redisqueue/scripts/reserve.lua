@@ -1,14 +1,29 @@
--- Reserves up to ARGV[3] jobs with a lease of ARGV[4] ms for worker ARGV[5]. First reclaims at
--- most ARGV[6] expired leases and promotes at most ARGV[7] due delayed jobs, so no job is
--- stranded when no reaper runs. A paused queue hands out nothing.
--- Returns: next due time of a delayed job (-1 none), reclaimed, expired, count, then per job:
--- id, payload, headers, attempt, max attempts, token, lease deadline, enqueued at, priority.
+-- Finishes and fetches in one call: first acknowledges the jobs named by the id/token pairs from
+-- ARGV[9] on (completed retention ARGV[8] ms), then reserves up to ARGV[3] jobs with a lease of
+-- ARGV[4] ms for worker ARGV[5]. Before reserving it reclaims at most ARGV[6] expired leases and
+-- promotes at most ARGV[7] due delayed jobs, so no job is stranded when no reaper runs. A paused
+-- queue hands out nothing.
+-- Returns: next due time of a delayed job (-1 none), reclaimed, expired, count, acknowledgements
+-- refused, then per job: id, payload, headers, attempt, max attempts, token, lease deadline,
+-- enqueued at, priority.
 local now = now_ms()
 redis.call('DEL', K_WOKEN)
+local refused, completed = 0, 0
+local retention = tonumber(ARGV[8]) or 0
+for i = 9, #ARGV, 2 do
+  if complete_job(ARGV[i], ARGV[i + 1], retention, now) == 1 then
+    completed = completed + 1
+  else
+    refused = refused + 1
+  end
+end
+if completed > 0 then
+  redis.call('HINCRBY', K_STATS, 'completed', completed)
+end
 local n, lease, worker = tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
 local reclaimed = reclaim(now, tonumber(ARGV[6]))
 local _, expired = promote(now, tonumber(ARGV[7]))
-local out = {0, reclaimed, expired, 0}
+local out = {0, reclaimed, expired, 0, refused}
 if redis.call('EXISTS', K_PAUSED) == 0 then
   local got = 0
   local deadline = now + lease

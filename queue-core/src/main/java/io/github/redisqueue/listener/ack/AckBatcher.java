@@ -12,9 +12,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Group commit of completions: a finished job's acknowledgement joins a queue, and whichever
- * thread finds no flush under way sends everything pending in one script call. Under load many
- * jobs share a call; when idle each acknowledgement goes out at once.
+ * Group commit of completions. A finished job's acknowledgement joins a queue. While the fetch
+ * loop is running it takes the pending acknowledgements along with its next reserve (one script
+ * call finishes and fetches); while the loop is blocked on an empty queue, whichever handler
+ * thread finds no flush under way sends everything pending in one call. Under load many jobs
+ * share a call; when idle each acknowledgement goes out at once.
  *
  * @since 0.1.0
  */
@@ -32,6 +34,8 @@ public final class AckBatcher {
 
 	private final ReentrantLock flushLock = new ReentrantLock();
 
+	private volatile boolean carried;
+
 	public AckBatcher(QueueOperations operations, String queue) {
 		this.operations = operations;
 		this.queue = queue;
@@ -43,7 +47,34 @@ public final class AckBatcher {
 	 */
 	public void complete(JobRef job) {
 		this.pending.add(job);
-		flushIfIdle();
+		if (!this.carried) {
+			flushIfIdle();
+		}
+	}
+
+	/**
+	 * Say whether the fetch loop will carry pending acknowledgements with its next reserve. When
+	 * it stops carrying (it is about to block), what is pending is sent now.
+	 * @param carried whether the loop carries them
+	 */
+	public void setCarried(boolean carried) {
+		this.carried = carried;
+		if (!carried) {
+			flushIfIdle();
+		}
+	}
+
+	/**
+	 * Take what is pending, for the fetch loop to send with its reserve.
+	 * @return the pending acknowledgements, at most 1,000
+	 */
+	public List<JobRef> drain() {
+		List<JobRef> batch = new ArrayList<>();
+		JobRef next;
+		while (batch.size() < MAX_BATCH && (next = this.pending.poll()) != null) {
+			batch.add(next);
+		}
+		return batch;
 	}
 
 	/** Send what is pending unless another thread is sending. */
@@ -72,11 +103,7 @@ public final class AckBatcher {
 	}
 
 	private void send() {
-		List<JobRef> batch = new ArrayList<>();
-		JobRef next;
-		while (batch.size() < MAX_BATCH && (next = this.pending.poll()) != null) {
-			batch.add(next);
-		}
+		List<JobRef> batch = drain();
 		if (batch.isEmpty()) {
 			return;
 		}

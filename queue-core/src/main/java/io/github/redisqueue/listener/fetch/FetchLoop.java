@@ -13,11 +13,13 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
+import io.github.redisqueue.core.JobRef;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.QueueWaiter;
 import io.github.redisqueue.core.Reservation;
 import io.github.redisqueue.core.ReservedJob;
 import io.github.redisqueue.listener.ContainerOptions;
+import io.github.redisqueue.listener.ack.AckBatcher;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,7 +49,7 @@ public final class FetchLoop implements Runnable {
 
 	private final Consumer<RunningJob> handler;
 
-	private final Runnable beforeReserve;
+	private final AckBatcher acks;
 
 	private final Semaphore slots;
 
@@ -74,17 +76,17 @@ public final class FetchLoop implements Runnable {
 	 * @param options the container options
 	 * @param executor runs the jobs
 	 * @param handler runs one job on the executor (and must call {@link #finished(RunningJob)})
-	 * @param beforeReserve runs before each reserve (sends pending acknowledgements)
+	 * @param acks pending acknowledgements, sent along with each reserve
 	 */
 	public FetchLoop(QueueTemplate template, String queue, String workerId, ContainerOptions options, Executor executor,
-			Consumer<RunningJob> handler, Runnable beforeReserve) {
+			Consumer<RunningJob> handler, AckBatcher acks) {
 		this.template = template;
 		this.queue = queue;
 		this.workerId = workerId;
 		this.options = options;
 		this.executor = executor;
 		this.handler = handler;
-		this.beforeReserve = beforeReserve;
+		this.acks = acks;
 		this.slots = new Semaphore(options.concurrency());
 		this.waiter = template.openWaiter(queue);
 		Duration halfLease = options.lease().dividedBy(2);
@@ -93,6 +95,7 @@ public final class FetchLoop implements Runnable {
 
 	@Override
 	public void run() {
+		this.acks.setCarried(true);
 		try {
 			while (this.active) {
 				try {
@@ -109,6 +112,7 @@ public final class FetchLoop implements Runnable {
 			}
 		}
 		finally {
+			this.acks.setCarried(false);
 			this.waiter.close();
 		}
 	}
@@ -121,9 +125,24 @@ public final class FetchLoop implements Runnable {
 			return;
 		}
 		if (this.reserveNext) {
-			this.beforeReserve.run();
-			Reservation reservation = this.template.reserveBatch(this.queue, free, this.options.lease(),
-					this.workerId);
+			List<JobRef> completions = this.acks.drain();
+			Reservation reservation;
+			try {
+				reservation = this.template.reserveBatch(this.queue, free, this.options.lease(), this.workerId,
+						completions);
+			}
+			catch (RuntimeException ex) {
+				if (!completions.isEmpty()) {
+					// not known to be acknowledged: their leases run out and they are delivered again
+					logger.warn("{} completions of queue '{}' may not have been recorded", completions.size(),
+							this.queue);
+				}
+				throw ex;
+			}
+			if (reservation.refusedCompletions() > 0) {
+				logger.warn("{} completions of queue '{}' refused: their leases ran out and the jobs were handed on",
+						reservation.refusedCompletions(), this.queue);
+			}
 			this.lastReserve = System.nanoTime();
 			this.nextDue = reservation.nextDue();
 			List<ReservedJob> jobs = reservation.jobs();
@@ -134,7 +153,14 @@ public final class FetchLoop implements Runnable {
 				return;
 			}
 		}
-		boolean woken = this.waiter.await(waitTime(this.nextDue));
+		this.acks.setCarried(false);
+		boolean woken;
+		try {
+			woken = this.waiter.await(waitTime(this.nextDue));
+		}
+		finally {
+			this.acks.setCarried(this.active);
+		}
 		// after a quiet wait, reserve only when something may have changed without a wake-up: a
 		// delayed job fell due, or a lease somewhere may have run out (checked every half lease)
 		this.reserveNext = woken || isDue(this.nextDue)
