@@ -46,6 +46,9 @@ public @interface QueueListener {
 	/** How many jobs run at once, for example {@code "8"}. */
 	String concurrency() default "";
 
+	/** Jobs reserved beyond {@code concurrency} to keep the threads busy; defaults to {@code concurrency}. */
+	String prefetch() default "";
+
 	/** Lease of each job, a duration such as {@code "30s"} or {@code "PT30S"}. */
 	String lease() default "";
 

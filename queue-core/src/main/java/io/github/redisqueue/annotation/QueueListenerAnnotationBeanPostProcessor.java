@@ -99,6 +99,7 @@ public class QueueListenerAnnotationBeanPostProcessor
 				invocable);
 		try {
 			endpoint.setConcurrency(integer(resolve(annotation.concurrency())));
+			endpoint.setPrefetch(integer(resolve(annotation.prefetch())));
 			endpoint.setLease(duration(resolve(annotation.lease())));
 			endpoint.setMaxAttempts(integer(resolve(annotation.maxAttempts())));
 			String multiplier = resolve(annotation.backOffMultiplier());

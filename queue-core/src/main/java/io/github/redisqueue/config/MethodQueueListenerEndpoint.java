@@ -32,6 +32,8 @@ public class MethodQueueListenerEndpoint implements QueueListenerEndpoint {
 
 	private @Nullable Duration lease;
 
+	private @Nullable Integer prefetch;
+
 	private @Nullable Integer maxAttempts;
 
 	private @Nullable Duration backOffInitial;
@@ -75,6 +77,10 @@ public class MethodQueueListenerEndpoint implements QueueListenerEndpoint {
 		this.concurrency = concurrency;
 	}
 
+	public void setPrefetch(@Nullable Integer prefetch) {
+		this.prefetch = prefetch;
+	}
+
 	public void setLease(@Nullable Duration lease) {
 		this.lease = lease;
 	}
@@ -109,6 +115,9 @@ public class MethodQueueListenerEndpoint implements QueueListenerEndpoint {
 		}
 		if (this.lease != null) {
 			result = result.withLease(this.lease);
+		}
+		if (this.prefetch != null) {
+			result = result.withPrefetch(this.prefetch);
 		}
 		if (this.maxAttempts != null) {
 			result = result.withMaxAttempts(this.maxAttempts);

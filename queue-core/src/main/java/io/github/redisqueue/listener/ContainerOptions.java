@@ -19,11 +19,15 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * @param notRetryable exception types that dead-letter a job at once
  * @param acknowledgementMode when jobs are acknowledged
  * @param autoStartup whether the container starts with the application
+ * @param prefetch jobs reserved beyond {@code concurrency}, waiting for a free thread (their
+ * leases are extended too), so each reserve call carries more jobs; {@code null} for as many as
+ * {@code concurrency}
  * @since 0.1.0
  */
 public record ContainerOptions(int concurrency, Duration lease, Duration pollInterval, Duration shutdownTimeout,
 		@org.jspecify.annotations.Nullable Integer maxAttempts, BackOff backOff,
-		List<Class<? extends Throwable>> notRetryable, AcknowledgementMode acknowledgementMode, boolean autoStartup) {
+		List<Class<? extends Throwable>> notRetryable, AcknowledgementMode acknowledgementMode, boolean autoStartup,
+		@org.jspecify.annotations.Nullable Integer prefetch) {
 
 	/** Default concurrency. */
 	public static final int DEFAULT_CONCURRENCY = 1;
@@ -62,6 +66,9 @@ public record ContainerOptions(int concurrency, Duration lease, Duration pollInt
 		if (maxAttempts != null && maxAttempts < 1) {
 			throw new IllegalArgumentException("Max attempts " + maxAttempts + " must be at least 1");
 		}
+		if (prefetch != null && (prefetch < 0 || prefetch > 10_000)) {
+			throw new IllegalArgumentException("Prefetch " + prefetch + " is out of range: it must be from 0 to 10000");
+		}
 		notRetryable = List.copyOf(notRetryable);
 	}
 
@@ -69,7 +76,7 @@ public record ContainerOptions(int concurrency, Duration lease, Duration pollInt
 	public static ContainerOptions defaults() {
 		return new ContainerOptions(DEFAULT_CONCURRENCY, DEFAULT_LEASE, DEFAULT_POLL_INTERVAL, DEFAULT_SHUTDOWN_TIMEOUT,
 				null, exponentialBackOff(DEFAULT_BACKOFF_INITIAL, DEFAULT_BACKOFF_MULTIPLIER, DEFAULT_BACKOFF_MAX), List.of(),
-				AcknowledgementMode.ON_SUCCESS, true);
+				AcknowledgementMode.ON_SUCCESS, true, null);
 	}
 
 	/**
@@ -85,6 +92,11 @@ public record ContainerOptions(int concurrency, Duration lease, Duration pollInt
 		return backOff;
 	}
 
+	/** Jobs reserved beyond {@code concurrency}: the prefetch, or {@code concurrency} when unset. */
+	public int effectivePrefetch() {
+		return (this.prefetch != null) ? this.prefetch : this.concurrency;
+	}
+
 	/** How often running jobs' leases are extended: a third of the lease. */
 	public Duration leaseExtensionInterval() {
 		return this.lease.dividedBy(3);
@@ -92,47 +104,52 @@ public record ContainerOptions(int concurrency, Duration lease, Duration pollInt
 
 	public ContainerOptions withConcurrency(int concurrency) {
 		return new ContainerOptions(concurrency, this.lease, this.pollInterval, this.shutdownTimeout, this.maxAttempts,
-				this.backOff, this.notRetryable, this.acknowledgementMode, this.autoStartup);
+				this.backOff, this.notRetryable, this.acknowledgementMode, this.autoStartup, this.prefetch);
 	}
 
 	public ContainerOptions withLease(Duration lease) {
 		return new ContainerOptions(this.concurrency, lease, this.pollInterval, this.shutdownTimeout, this.maxAttempts,
-				this.backOff, this.notRetryable, this.acknowledgementMode, this.autoStartup);
+				this.backOff, this.notRetryable, this.acknowledgementMode, this.autoStartup, this.prefetch);
 	}
 
 	public ContainerOptions withPollInterval(Duration pollInterval) {
 		return new ContainerOptions(this.concurrency, this.lease, pollInterval, this.shutdownTimeout, this.maxAttempts,
-				this.backOff, this.notRetryable, this.acknowledgementMode, this.autoStartup);
+				this.backOff, this.notRetryable, this.acknowledgementMode, this.autoStartup, this.prefetch);
 	}
 
 	public ContainerOptions withShutdownTimeout(Duration shutdownTimeout) {
 		return new ContainerOptions(this.concurrency, this.lease, this.pollInterval, shutdownTimeout, this.maxAttempts,
-				this.backOff, this.notRetryable, this.acknowledgementMode, this.autoStartup);
+				this.backOff, this.notRetryable, this.acknowledgementMode, this.autoStartup, this.prefetch);
 	}
 
 	public ContainerOptions withMaxAttempts(@org.jspecify.annotations.Nullable Integer maxAttempts) {
 		return new ContainerOptions(this.concurrency, this.lease, this.pollInterval, this.shutdownTimeout, maxAttempts,
-				this.backOff, this.notRetryable, this.acknowledgementMode, this.autoStartup);
+				this.backOff, this.notRetryable, this.acknowledgementMode, this.autoStartup, this.prefetch);
 	}
 
 	public ContainerOptions withBackOff(BackOff backOff) {
 		return new ContainerOptions(this.concurrency, this.lease, this.pollInterval, this.shutdownTimeout,
-				this.maxAttempts, backOff, this.notRetryable, this.acknowledgementMode, this.autoStartup);
+				this.maxAttempts, backOff, this.notRetryable, this.acknowledgementMode, this.autoStartup, this.prefetch);
 	}
 
 	public ContainerOptions withNotRetryable(List<Class<? extends Throwable>> notRetryable) {
 		return new ContainerOptions(this.concurrency, this.lease, this.pollInterval, this.shutdownTimeout,
-				this.maxAttempts, this.backOff, notRetryable, this.acknowledgementMode, this.autoStartup);
+				this.maxAttempts, this.backOff, notRetryable, this.acknowledgementMode, this.autoStartup, this.prefetch);
 	}
 
 	public ContainerOptions withAcknowledgementMode(AcknowledgementMode acknowledgementMode) {
 		return new ContainerOptions(this.concurrency, this.lease, this.pollInterval, this.shutdownTimeout,
-				this.maxAttempts, this.backOff, this.notRetryable, acknowledgementMode, this.autoStartup);
+				this.maxAttempts, this.backOff, this.notRetryable, acknowledgementMode, this.autoStartup, this.prefetch);
+	}
+
+	public ContainerOptions withPrefetch(@org.jspecify.annotations.Nullable Integer prefetch) {
+		return new ContainerOptions(this.concurrency, this.lease, this.pollInterval, this.shutdownTimeout,
+				this.maxAttempts, this.backOff, this.notRetryable, this.acknowledgementMode, this.autoStartup, prefetch);
 	}
 
 	public ContainerOptions withAutoStartup(boolean autoStartup) {
 		return new ContainerOptions(this.concurrency, this.lease, this.pollInterval, this.shutdownTimeout,
-				this.maxAttempts, this.backOff, this.notRetryable, this.acknowledgementMode, autoStartup);
+				this.maxAttempts, this.backOff, this.notRetryable, this.acknowledgementMode, autoStartup, this.prefetch);
 	}
 
 }

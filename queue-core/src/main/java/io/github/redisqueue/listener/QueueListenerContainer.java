@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -56,6 +57,8 @@ public class QueueListenerContainer implements SmartLifecycle {
 
 	private final ReentrantLock lifecycleLock = new ReentrantLock();
 
+	private final Semaphore handlerPermits;
+
 	private volatile boolean running;
 
 	private @Nullable FetchLoop fetchLoop;
@@ -90,6 +93,7 @@ public class QueueListenerContainer implements SmartLifecycle {
 		this.options = options;
 		this.deadLetterCallback = deadLetterCallback;
 		this.taskExecutor = taskExecutor;
+		this.handlerPermits = new Semaphore(options.concurrency());
 	}
 
 	/** The container id. */
@@ -204,6 +208,7 @@ public class QueueListenerContainer implements SmartLifecycle {
 		}
 		loop.stopFetching();
 		join(this.fetchThread);
+		giveBackPrefetched(loop);
 		boolean idle = loop.awaitIdle(this.options.shutdownTimeout());
 		AckBatcher batcher = this.acks;
 		if (batcher != null) {
@@ -239,10 +244,52 @@ public class QueueListenerContainer implements SmartLifecycle {
 		this.fetchThread = null;
 	}
 
+	private void giveBackPrefetched(FetchLoop loop) {
+		List<JobRef> waiting = new ArrayList<>();
+		for (RunningJob job : loop.running()) {
+			if (job.abandonIfNotStarted()) {
+				waiting.add(job.job().ref());
+			}
+		}
+		if (!waiting.isEmpty()) {
+			try {
+				this.template.releaseAll(this.queue, waiting);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not give back {} prefetched jobs of queue '{}'; they return when their leases run out",
+						waiting.size(), this.queue, ex);
+			}
+		}
+	}
+
 	private void process(RunningJob running) {
 		FetchLoop loop = this.fetchLoop;
+		try {
+			this.handlerPermits.acquire();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			if (loop != null) {
+				loop.finished(running);
+			}
+			return;
+		}
+		try {
+			if (running.started(Thread.currentThread())) {
+				run(running);
+			}
+		}
+		finally {
+			this.handlerPermits.release();
+			Thread.interrupted();
+			if (loop != null) {
+				loop.finished(running);
+			}
+		}
+	}
+
+	private void run(RunningJob running) {
 		ReservedJob job = running.job();
-		running.started(Thread.currentThread());
 		AcknowledgementMode mode = this.options.acknowledgementMode();
 		DefaultAcknowledgement ack = new DefaultAcknowledgement(this.template, this.queue, running, this.failures);
 		try {
@@ -266,12 +313,6 @@ public class QueueListenerContainer implements SmartLifecycle {
 		}
 		catch (Throwable ex) {
 			failed(running, ack, ex);
-		}
-		finally {
-			Thread.interrupted();
-			if (loop != null) {
-				loop.finished(running);
-			}
 		}
 	}
 

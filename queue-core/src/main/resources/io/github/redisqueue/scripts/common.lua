@@ -165,6 +165,16 @@ local function complete_job(id, token, retention, now)
   return 1
 end
 
+-- a job delayed until due: when it is now the earliest, wake a waiting consumer so that it
+-- learns the new due time (a consumer blocks until the earliest due time it knows)
+local function delay_job(id, due)
+  redis.call('ZADD', K_DELAYED, due, id)
+  local first = redis.call('ZRANGE', K_DELAYED, 0, 0)
+  if first[1] == id then
+    wake(1)
+  end
+end
+
 local function next_due()
   local first = redis.call('ZRANGE', K_DELAYED, 0, 0, 'WITHSCORES')
   if #first == 0 then

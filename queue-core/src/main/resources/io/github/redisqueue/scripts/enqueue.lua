@@ -46,7 +46,7 @@ for i = 0, n - 1 do
       redis.call('SET', UNIQUE .. ukey, id)
     end
     if state == 'delayed' then
-      redis.call('ZADD', K_DELAYED, due, id)
+      delay_job(id, due)
     else
       redis.call('ZADD', K_READY, score, id)
       woken = woken + 1

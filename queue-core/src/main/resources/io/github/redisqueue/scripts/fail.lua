@@ -19,7 +19,7 @@ end
 redis.call('HINCRBY', K_STATS, 'failed', 1)
 if delay > 0 then
   redis.call('HSET', jk, 'state', 'delayed', 'dueAt', now + delay, 'error', err, 'worker', '')
-  redis.call('ZADD', K_DELAYED, now + delay, id)
+  delay_job(id, now + delay)
 else
   redis.call('HSET', jk, 'state', 'ready', 'error', err, 'worker', '')
   redis.call('ZADD', K_READY, f[5], id)

@@ -121,6 +121,18 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	@Test
+	void delayedJobEnqueuedWhileTheContainerWaitsRunsWhenDue() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		AtomicInteger calls = new AtomicInteger();
+		container(queues, "later", ContainerOptions.defaults().withConcurrency(2), (job, ack) -> calls.incrementAndGet());
+		long start = System.nanoTime();
+		queues.enqueue("later", "x", JobOptions.builder().delay(Duration.ofMillis(500)).build());
+
+		await().atMost(Duration.ofSeconds(3)).until(() -> calls.get() == 1);
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(450), Duration.ofSeconds(2));
+	}
+
+	@Test
 	void concurrencyIsNeverExceeded() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		AtomicInteger running = new AtomicInteger();

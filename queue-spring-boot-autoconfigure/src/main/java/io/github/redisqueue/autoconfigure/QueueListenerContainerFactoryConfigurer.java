@@ -53,6 +53,7 @@ public class QueueListenerContainerFactoryConfigurer {
 		return ContainerOptions.defaults()
 			.withConcurrency(listener.getConcurrency())
 			.withLease(listener.getLease())
+			.withPrefetch(listener.getPrefetch())
 			.withPollInterval(listener.getPollInterval())
 			.withShutdownTimeout(listener.getShutdownTimeout())
 			.withMaxAttempts(listener.getMaxAttempts())
@@ -67,6 +68,7 @@ public class QueueListenerContainerFactoryConfigurer {
 		PropertyMapper map = PropertyMapper.get();
 		map.from(settings.getConcurrency()).to(options.with(ContainerOptions::withConcurrency));
 		map.from(settings.getLease()).to(options.with(ContainerOptions::withLease));
+		map.from(settings.getPrefetch()).to(options.with(ContainerOptions::withPrefetch));
 		map.from(settings.getPollInterval()).to(options.with(ContainerOptions::withPollInterval));
 		map.from(settings.getShutdownTimeout()).to(options.with(ContainerOptions::withShutdownTimeout));
 		map.from(settings.getMaxAttempts()).to(options.with(ContainerOptions::withMaxAttempts));

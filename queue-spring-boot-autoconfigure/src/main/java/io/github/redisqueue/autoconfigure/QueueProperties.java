@@ -123,6 +123,12 @@ public class QueueProperties {
 		private int concurrency = ContainerOptions.DEFAULT_CONCURRENCY;
 
 		/**
+		 * Jobs reserved beyond the concurrency, waiting for a free thread, so that each reserve
+		 * call carries more jobs; when unset, as many as the concurrency.
+		 */
+		private @Nullable Integer prefetch;
+
+		/**
 		 * Lease of each reserved job; leases of running jobs are extended every third of it.
 		 */
 		private Duration lease = ContainerOptions.DEFAULT_LEASE;
@@ -169,6 +175,14 @@ public class QueueProperties {
 
 		public void setLease(Duration lease) {
 			this.lease = lease;
+		}
+
+		public @Nullable Integer getPrefetch() {
+			return this.prefetch;
+		}
+
+		public void setPrefetch(@Nullable Integer prefetch) {
+			this.prefetch = prefetch;
 		}
 
 		public Duration getPollInterval() {
@@ -274,6 +288,11 @@ public class QueueProperties {
 		private @Nullable Integer concurrency;
 
 		/**
+		 * Jobs reserved beyond the concurrency, waiting for a free thread.
+		 */
+		private @Nullable Integer prefetch;
+
+		/**
 		 * Lease of each reserved job.
 		 */
 		private @Nullable Duration lease;
@@ -324,6 +343,14 @@ public class QueueProperties {
 
 		public void setConcurrency(@Nullable Integer concurrency) {
 			this.concurrency = concurrency;
+		}
+
+		public @Nullable Integer getPrefetch() {
+			return this.prefetch;
+		}
+
+		public void setPrefetch(@Nullable Integer prefetch) {
+			this.prefetch = prefetch;
 		}
 
 		public @Nullable Duration getLease() {

@@ -118,7 +118,7 @@ class QueueAutoConfigurationTests {
 	void listenerDefaultsAndPerQueueSettingsAreBoundInOrder() {
 		this.contextRunner
 			.withPropertyValues("queue.listener.concurrency=4", "queue.listener.lease=45s",
-					"queue.queues.emails.concurrency=9", "queue.queues.emails.ack-mode=manual",
+					"queue.queues.emails.concurrency=9", "queue.queues.emails.prefetch=0", "queue.queues.emails.ack-mode=manual",
 					"queue.queues.emails.backoff-initial=250ms")
 			.run((context) -> {
 				DefaultQueueListenerContainerFactory factory = context.getBean(
@@ -126,6 +126,8 @@ class QueueAutoConfigurationTests {
 						DefaultQueueListenerContainerFactory.class);
 				assertThat(factory.optionsFor("other").concurrency()).isEqualTo(4);
 				assertThat(factory.optionsFor("emails").concurrency()).isEqualTo(9);
+				assertThat(factory.optionsFor("emails").effectivePrefetch()).isZero();
+				assertThat(factory.optionsFor("other").effectivePrefetch()).isEqualTo(4);
 				assertThat(factory.optionsFor("emails").lease()).isEqualTo(Duration.ofSeconds(45));
 				assertThat(factory.optionsFor("emails").acknowledgementMode()).isEqualTo(AcknowledgementMode.MANUAL);
 				assertThat(factory.optionsFor("emails").backOff().start().nextBackOff()).isEqualTo(250);

@@ -32,6 +32,7 @@ class QueuePropertiesTests {
 		ContainerOptions bound = QueueListenerContainerFactoryConfigurer.defaults(this.properties.getListener());
 		assertThat(bound.concurrency()).isEqualTo(core.concurrency());
 		assertThat(bound.lease()).isEqualTo(core.lease());
+		assertThat(bound.prefetch()).isEqualTo(core.prefetch());
 		assertThat(bound.pollInterval()).isEqualTo(core.pollInterval());
 		assertThat(bound.shutdownTimeout()).isEqualTo(core.shutdownTimeout());
 		assertThat(bound.maxAttempts()).isEqualTo(core.maxAttempts());

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
@@ -25,8 +25,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The single fetch loop of a container: it reserves as many jobs as there are free slots in one
- * call, hands them to the executor, and when the queue is empty blocks on Redis until a wake-up,
+ * The single fetch loop of a container: it reserves as many jobs as there are free slots
+ * (concurrency plus prefetch) in one call, hands them to the executor, and when the queue is empty blocks on Redis until a wake-up,
  * the next delayed job's due time, or the poll interval, whichever comes first. An idle loop
  * sends one blocking command per poll interval, plus one reserve per half lease so that leases
  * other workers left to expire are reclaimed even when no reaper runs.
@@ -53,7 +53,10 @@ public final class FetchLoop implements Runnable {
 
 	private final Semaphore slots;
 
-	private final Map<String, RunningJob> running = new ConcurrentHashMap<>();
+	private final int permits;
+
+	// by identity, not job id: a job given back and reserved again may run here twice for a moment
+	private final Set<RunningJob> running = ConcurrentHashMap.newKeySet();
 
 	private final CountDownLatch stopped = new CountDownLatch(1);
 
@@ -87,7 +90,8 @@ public final class FetchLoop implements Runnable {
 		this.executor = executor;
 		this.handler = handler;
 		this.acks = acks;
-		this.slots = new Semaphore(options.concurrency());
+		this.permits = options.concurrency() + options.effectivePrefetch();
+		this.slots = new Semaphore(this.permits);
 		this.waiter = template.openWaiter(queue);
 		Duration halfLease = options.lease().dividedBy(2);
 		this.reclaimEvery = (halfLease.compareTo(options.pollInterval()) > 0) ? halfLease : options.pollInterval();
@@ -174,7 +178,7 @@ public final class FetchLoop implements Runnable {
 	private void dispatch(ReservedJob job) {
 		this.slots.acquireUninterruptibly();
 		RunningJob runningJob = new RunningJob(job);
-		this.running.put(job.id(), runningJob);
+		this.running.add(runningJob);
 		try {
 			this.executor.execute(() -> this.handler.accept(runningJob));
 		}
@@ -224,14 +228,14 @@ public final class FetchLoop implements Runnable {
 	 */
 	public void finished(RunningJob job) {
 		job.finished();
-		if (this.running.remove(job.job().id(), job)) {
+		if (this.running.remove(job)) {
 			this.slots.release();
 		}
 	}
 
 	/** The jobs running now. */
 	public Collection<RunningJob> running() {
-		return this.running.values();
+		return this.running;
 	}
 
 	/** Stop fetching: ends a blocking wait at once by closing its connection. */
@@ -253,8 +257,8 @@ public final class FetchLoop implements Runnable {
 	 */
 	public boolean awaitIdle(Duration timeout) {
 		try {
-			if (this.slots.tryAcquire(this.options.concurrency(), timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-				this.slots.release(this.options.concurrency());
+			if (this.slots.tryAcquire(this.permits, timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+				this.slots.release(this.permits);
 				return true;
 			}
 		}

@@ -29,9 +29,30 @@ public final class RunningJob {
 		return this.job;
 	}
 
-	/** Record the thread that runs the job. */
-	public synchronized void started(Thread thread) {
+	/**
+	 * Record the thread that runs the job.
+	 * @param thread the thread
+	 * @return whether the job may run: {@code false} when its lease was given up before it started
+	 */
+	public synchronized boolean started(Thread thread) {
+		if (this.lost) {
+			return false;
+		}
 		this.thread = thread;
+		return true;
+	}
+
+	/**
+	 * Give up the lease of a job that has not started yet, so it can go back to the queue.
+	 * @return whether the job had not started (and now never will here)
+	 */
+	public synchronized boolean abandonIfNotStarted() {
+		if (this.thread != null || this.finished) {
+			return false;
+		}
+		this.lost = true;
+		this.extendable = false;
+		return true;
 	}
 
 	/** Record that the handler is done; no interrupt reaches the thread after this. */
