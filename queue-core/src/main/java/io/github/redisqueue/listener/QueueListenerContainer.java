@@ -280,8 +280,11 @@ public class QueueListenerContainer implements SmartLifecycle {
 			}
 		}
 		finally {
-			this.handlerPermits.release();
+			// no interrupt can reach this thread once the job is marked finished; then clear any
+			// that arrived before, so the pooled thread starts its next job clean
+			running.finished();
 			Thread.interrupted();
+			this.handlerPermits.release();
 			if (loop != null) {
 				loop.finished(running);
 			}

@@ -55,8 +55,9 @@ public final class LeaseKeeper implements Runnable {
 		try {
 			List<ExtendResult> results = this.operations.extendAll(this.queue, refs, this.lease);
 			for (int i = 0; i < results.size(); i++) {
-				if (!results.get(i).extended()) {
-					RunningJob job = jobs.get(i);
+				RunningJob job = jobs.get(i);
+				// a job settled while the call was under way is gone or no longer held: nothing lost
+				if (!results.get(i).extended() && job.isExtendable()) {
 					logger.warn("Lease of job {} in queue '{}' was lost ({}); interrupting its handler", job.job().id(),
 							this.queue, results.get(i).result());
 					job.loseLease();
