@@ -275,11 +275,7 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	public List<AckResult> completeAll(String queue, Collection<JobRef> jobs) {
 		List<Object> reply = run(this.scripts.complete(), keys(queue),
 				refArgs(num(this.settings.completedRetention().toMillis()), jobs));
-		List<AckResult> results = new ArrayList<>(reply.size());
-		for (Object code : reply) {
-			results.add(AckResult.fromCode(longValue(code)));
-		}
-		return results;
+		return codes(reply, AckResult::fromCode);
 	}
 
 	@Override
@@ -310,11 +306,7 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	public List<ExtendResult> extendAll(String queue, Collection<JobRef> jobs, Duration lease) {
 		checkLease(lease);
 		List<Object> reply = run(this.scripts.extend(), keys(queue), refArgs(num(lease.toMillis()), jobs));
-		List<ExtendResult> results = new ArrayList<>(reply.size());
-		for (Object code : reply) {
-			results.add(ExtendResult.fromCode(longValue(code)));
-		}
-		return results;
+		return codes(reply, ExtendResult::fromCode);
 	}
 
 	@Override
@@ -325,11 +317,7 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	@Override
 	public List<AckResult> releaseAll(String queue, Collection<JobRef> jobs) {
 		List<Object> reply = run(this.scripts.release(), keys(queue), refArgs(EMPTY, jobs));
-		List<AckResult> results = new ArrayList<>(reply.size());
-		for (Object code : reply) {
-			results.add(AckResult.fromCode(longValue(code)));
-		}
-		return results;
+		return codes(reply, AckResult::fromCode);
 	}
 
 	@Override
@@ -531,6 +519,14 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 		}
 		List<Object> reply = this.redis.execute(script, BYTES, (RedisSerializer) BYTES, k.scriptKeys(), argv);
 		return (reply != null) ? reply : List.of();
+	}
+
+	private static <R> List<R> codes(List<Object> reply, java.util.function.LongFunction<R> mapper) {
+		List<R> results = new ArrayList<>(reply.size());
+		for (Object code : reply) {
+			results.add(mapper.apply(longValue(code)));
+		}
+		return results;
 	}
 
 	private static List<byte[]> refArgs(byte[] first, Collection<JobRef> jobs) {

@@ -11,9 +11,7 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 public class HumanTasksApplication {
 
 	public static void main(String[] args) {
-		SpringApplication application = new SpringApplication(HumanTasksApplication.class);
-		application.addListeners(new EmbeddedRedisFallback());
-		application.run(args);
+		SpringApplication.run(HumanTasksApplication.class, args);
 	}
 
 }

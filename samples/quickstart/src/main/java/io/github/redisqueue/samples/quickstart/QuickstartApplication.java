@@ -12,9 +12,7 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 public class QuickstartApplication {
 
 	public static void main(String[] args) {
-		SpringApplication application = new SpringApplication(QuickstartApplication.class);
-		application.addListeners(new EmbeddedRedisFallback());
-		application.run(args);
+		SpringApplication.run(QuickstartApplication.class, args);
 	}
 
 }

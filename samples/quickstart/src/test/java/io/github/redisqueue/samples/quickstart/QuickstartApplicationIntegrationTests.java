@@ -60,7 +60,6 @@ class QuickstartApplicationIntegrationTests {
 
 	private static ConfigurableApplicationContext run(int redisPort, String... extra) {
 		SpringApplication application = new SpringApplication(QuickstartApplication.class);
-		application.addListeners(new EmbeddedRedisFallback());
 		java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("--server.port=0",
 				"--spring.data.redis.port=" + redisPort, "--queue.listener.poll-interval=200ms"));
 		args.addAll(java.util.List.of(extra));

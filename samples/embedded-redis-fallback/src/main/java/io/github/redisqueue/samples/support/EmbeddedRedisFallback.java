@@ -1,4 +1,4 @@
-package io.github.redisqueue.samples.humantasks;
+package io.github.redisqueue.samples.support;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -16,7 +16,8 @@ import org.springframework.core.env.ConfigurableEnvironment;
  * Samples only: when nothing answers at {@code spring.data.redis.host}/{@code port} and the
  * host is this machine, start the Redis 7.0.15 binary shipped in {@code org.signal:embedded-redis}
  * on that port, so the sample runs on a machine with only a JDK. Switch it off with
- * {@code sample.embedded-redis=false}.
+ * {@code sample.embedded-redis=false}. Registered through {@code META-INF/spring.factories}, so
+ * every sample that depends on this module gets it.
  */
 public class EmbeddedRedisFallback implements ApplicationListener<ApplicationEnvironmentPreparedEvent> {
 
