@@ -1,6 +1,9 @@
 package io.github.redisqueue.core;
 
+import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -24,6 +27,27 @@ public interface QueueAdminOperations {
 	 * @return the counts
 	 */
 	QueueCounts counts(String queue);
+
+	/**
+	 * Counts of many queues in one pipelined round trip (for health checks and gauges).
+	 * @param queues the queue names
+	 * @return counts by queue name, in the given order
+	 */
+	Map<String, QueueCounts> counts(Collection<String> queues);
+
+	/**
+	 * Record a worker's heartbeat; a worker silent for longer than {@code timeToLive} drops out
+	 * of {@link #workers()}.
+	 * @param worker the worker as it describes itself
+	 * @param timeToLive how long the entry lives without another heartbeat
+	 */
+	void heartbeat(WorkerInfo worker, Duration timeToLive);
+
+	/**
+	 * The workers whose heartbeat is still alive.
+	 * @return the live workers
+	 */
+	List<WorkerInfo> workers();
 
 	/**
 	 * One job with its state.

@@ -40,6 +40,10 @@ public final class QueueScripts {
 
 	private final RedisScript<List> inspect = load("inspect");
 
+	private final RedisScript<Long> heartbeat = new DefaultRedisScript<>(read("heartbeat"), Long.class);
+
+	private final RedisScript<List> workers = new DefaultRedisScript<>(read("workers"), List.class);
+
 	public RedisScript<List> enqueue() {
 		return this.enqueue;
 	}
@@ -76,10 +80,20 @@ public final class QueueScripts {
 		return this.inspect;
 	}
 
+	/** Records a worker's heartbeat (keys outside any queue's hash tag). */
+	public RedisScript<Long> heartbeat() {
+		return this.heartbeat;
+	}
+
+	/** Lists live workers. */
+	public RedisScript<List> workers() {
+		return this.workers;
+	}
+
 	/** Every script, for preloading. */
-	public List<RedisScript<List>> all() {
+	public List<RedisScript<?>> all() {
 		return List.of(this.enqueue, this.reserve, this.complete, this.fail, this.extend, this.release, this.reap,
-				this.dead, this.inspect);
+				this.dead, this.inspect, this.heartbeat, this.workers);
 	}
 
 	private static RedisScript<List> load(String name) {

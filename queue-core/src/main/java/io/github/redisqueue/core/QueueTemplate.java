@@ -25,6 +25,8 @@ import org.slf4j.LoggerFactory;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisPipelineException;
+import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.RedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -351,10 +353,105 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 
 	@Override
 	public QueueCounts counts(String queue) {
-		List<Object> reply = run(this.scripts.inspect(), keys(queue), List.of(EMPTY));
+		return counts(queue, run(this.scripts.inspect(), keys(queue), List.of(EMPTY)));
+	}
+
+	@Override
+	public Map<String, QueueCounts> counts(Collection<String> queues) {
+		List<String> names = List.copyOf(queues);
+		names.forEach(this::keys);
+		if (names.isEmpty()) {
+			return Map.of();
+		}
+		List<Object> replies;
+		try {
+			replies = inspectPipelined(names);
+		}
+		catch (RuntimeException ex) {
+			if (!isNoScript(ex)) {
+				throw ex;
+			}
+			// the script cache was emptied (restart, failover, SCRIPT FLUSH): load and try once more
+			preloadScripts();
+			replies = inspectPipelined(names);
+		}
+		Map<String, QueueCounts> counts = new java.util.LinkedHashMap<>();
+		for (int i = 0; i < names.size(); i++) {
+			@SuppressWarnings("unchecked")
+			List<Object> reply = (List<Object>) replies.get(i);
+			counts.put(names.get(i), counts(names.get(i), reply));
+		}
+		return counts;
+	}
+
+	private List<Object> inspectPipelined(List<String> names) {
+		byte[] sha = utf8(this.scripts.inspect().getSha1());
+		return this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
+			for (String name : names) {
+				QueueKeys k = keys(name);
+				List<byte[]> keysAndArgs = new ArrayList<>(k.scriptKeys());
+				Collections.addAll(keysAndArgs, k.jobPrefix(), k.uniquePrefix(), EMPTY);
+				connection.scriptingCommands()
+					.evalSha(sha, ReturnType.MULTI, k.scriptKeys().size(), keysAndArgs.toArray(byte[][]::new));
+			}
+			return null;
+		}, null);
+	}
+
+	private static boolean isNoScript(Throwable failure) {
+		for (Throwable t = failure; t != null; t = t.getCause()) {
+			if (String.valueOf(t.getMessage()).contains("NOSCRIPT")) {
+				return true;
+			}
+			if (t instanceof RedisPipelineException pipeline) {
+				for (Object result : pipeline.getPipelineResult()) {
+					if (result instanceof Throwable nested && isNoScript(nested)) {
+						return true;
+					}
+				}
+			}
+		}
+		return false;
+	}
+
+	private static QueueCounts counts(String queue, List<Object> reply) {
 		return new QueueCounts(queue, longValue(reply.get(0)), longValue(reply.get(1)), longValue(reply.get(2)),
 				longValue(reply.get(3)), longValue(reply.get(4)), longValue(reply.get(5)) == 1,
 				totals((List<?>) reply.get(6)));
+	}
+
+	@Override
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	public void heartbeat(WorkerInfo worker, Duration timeToLive) {
+		String tag = "{" + this.settings.keyPrefix() + ":workers}";
+		List<byte[]> args = new ArrayList<>();
+		Collections.addAll(args, utf8(worker.id()), num(timeToLive.toMillis()), ascii("host"), utf8(worker.host()),
+				ascii("queues"), utf8(String.join(",", worker.queues())), ascii("runningJobs"),
+				num(worker.runningJobs()), ascii("startedAt"),
+				num((worker.startedAt() != null) ? worker.startedAt().toEpochMilli() : 0));
+		this.redis.execute((RedisScript) this.scripts.heartbeat(), BYTES, (RedisSerializer) BYTES, List.of(utf8(tag),
+				utf8(tag + ":" + worker.id())), args.toArray());
+	}
+
+	@Override
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	public List<WorkerInfo> workers() {
+		String tag = "{" + this.settings.keyPrefix() + ":workers}";
+		List<Object> reply = (List<Object>) this.redis.execute((RedisScript) this.scripts.workers(), BYTES,
+				(RedisSerializer) BYTES, List.of(utf8(tag)), utf8(tag + ":"));
+		List<WorkerInfo> workers = new ArrayList<>();
+		for (int i = 0; reply != null && i + 1 < reply.size(); i += 2) {
+			Map<String, byte[]> f = new HashMap<>();
+			List<Object> flat = (List<Object>) reply.get(i + 1);
+			for (int j = 0; j + 1 < flat.size(); j += 2) {
+				f.put(text(flat.get(j)), (byte[]) flat.get(j + 1));
+			}
+			String queues = str(f, "queues");
+			workers.add(new WorkerInfo(text(reply.get(i)), str(f, "host"),
+					queues.isEmpty() ? List.of() : List.of(queues.split(",")), (int) num(f, "runningJobs"),
+					instant(f, "startedAt"), instant(f, "lastSeen")));
+		}
+		return workers;
 	}
 
 	private static Map<String, Long> totals(List<?> flat) {

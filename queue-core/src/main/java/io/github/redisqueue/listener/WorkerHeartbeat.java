@@ -1,0 +1,135 @@
+package io.github.redisqueue.listener;
+
+import java.net.InetAddress;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
+
+import io.github.redisqueue.core.QueueAdminOperations;
+import io.github.redisqueue.core.WorkerInfo;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Records this worker in Redis every interval: identity, host, queues, running jobs, start
+ * time. An entry whose heartbeats stop (the process died) disappears after its time to live; on
+ * a clean stop the entry is dropped at once.
+ *
+ * @since 0.1.0
+ */
+public class WorkerHeartbeat implements SmartLifecycle {
+
+	private static final Logger logger = LoggerFactory.getLogger(WorkerHeartbeat.class);
+
+	private final QueueAdminOperations operations;
+
+	private final String workerId;
+
+	private final Supplier<List<String>> queues;
+
+	private final IntSupplier runningJobs;
+
+	private final Duration interval;
+
+	private final Duration timeToLive;
+
+	private final String host;
+
+	private @Nullable ScheduledExecutorService scheduler;
+
+	private @Nullable Instant startedAt;
+
+	/**
+	 * @param operations the engine
+	 * @param workerId this worker's identity
+	 * @param queues the queues it consumes now
+	 * @param runningJobs how many jobs it runs now
+	 * @param interval time between heartbeats
+	 * @param timeToLive how long an entry lives without a heartbeat (more than the interval)
+	 */
+	public WorkerHeartbeat(QueueAdminOperations operations, String workerId, Supplier<List<String>> queues,
+			IntSupplier runningJobs, Duration interval, Duration timeToLive) {
+		if (timeToLive.compareTo(interval) <= 0) {
+			throw new IllegalArgumentException(
+					"Worker time to live " + timeToLive + " must be longer than the heartbeat interval " + interval);
+		}
+		this.operations = operations;
+		this.workerId = workerId;
+		this.queues = queues;
+		this.runningJobs = runningJobs;
+		this.interval = interval;
+		this.timeToLive = timeToLive;
+		this.host = hostName();
+	}
+
+	/** Send one heartbeat now. */
+	public void beat() {
+		try {
+			this.operations.heartbeat(new WorkerInfo(this.workerId, this.host, this.queues.get(),
+					this.runningJobs.getAsInt(), this.startedAt, null), this.timeToLive);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Worker heartbeat failed; trying again in {}", this.interval, ex);
+		}
+	}
+
+	@Override
+	public synchronized void start() {
+		if (this.scheduler != null) {
+			return;
+		}
+		this.startedAt = Instant.now();
+		this.scheduler = Executors.newSingleThreadScheduledExecutor((runnable) -> {
+			Thread thread = new Thread(runnable, "queue-heartbeat");
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.scheduler.scheduleWithFixedDelay(this::beat, 0, this.interval.toMillis(), TimeUnit.MILLISECONDS);
+	}
+
+	@Override
+	public synchronized void stop() {
+		if (this.scheduler == null) {
+			return;
+		}
+		this.scheduler.shutdownNow();
+		this.scheduler = null;
+		try {
+			// a last heartbeat that lives one millisecond removes the entry
+			this.operations.heartbeat(new WorkerInfo(this.workerId, this.host, List.of(), 0, this.startedAt, null),
+					Duration.ofMillis(1));
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not remove worker {} from the registry; it expires by itself", this.workerId, ex);
+		}
+	}
+
+	@Override
+	public synchronized boolean isRunning() {
+		return this.scheduler != null;
+	}
+
+	@Override
+	public int getPhase() {
+		// stop after the listener containers (they stop at DEFAULT_PHASE - 100)
+		return DEFAULT_PHASE - 200;
+	}
+
+	private static String hostName() {
+		try {
+			return InetAddress.getLocalHost().getHostName();
+		}
+		catch (Exception ex) {
+			return "unknown";
+		}
+	}
+
+}
