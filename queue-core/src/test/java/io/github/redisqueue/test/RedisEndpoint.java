@@ -5,16 +5,11 @@ package io.github.redisqueue.test;
  *
  * @param host the host
  * @param port the port
- * @param origin which source gave it, e.g. {@code REDIS_URL}, {@code testcontainers},
- * {@code redis-server on PATH (/usr/bin/redis-server)} or {@code embedded-redis 0.9.1 binary}; used
- * in logs and failure messages
+ * @param origin which source gave it, for failure messages and logs
  */
 public record RedisEndpoint(String host, int port, String origin) {
 
-	/**
-	 * The endpoint as a URI.
-	 * @return {@code redis://host:port}
-	 */
+	/** The endpoint as a {@code redis://host:port} URI. */
 	public String uri() {
 		return "redis://" + this.host + ":" + this.port;
 	}
