@@ -4,11 +4,15 @@ import io.github.redisqueue.annotation.EnableQueueListeners;
 import io.github.redisqueue.config.DefaultQueueListenerContainerFactory;
 import io.github.redisqueue.config.QueueListenerConfigUtils;
 import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.config.QueueListenerEndpointRegistry;
 import io.github.redisqueue.listener.DeadLetterCallback;
+import io.github.redisqueue.listener.QueueListenerContainer;
+import io.github.redisqueue.listener.WorkerHeartbeat;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
@@ -45,6 +49,24 @@ public final class QueueListenerAutoConfiguration {
 		DefaultQueueListenerContainerFactory factory = new DefaultQueueListenerContainerFactory(queueTemplate);
 		configurer.configure(factory);
 		return factory;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBooleanProperty(name = "queue.workers.enabled", matchIfMissing = true)
+	WorkerHeartbeat queueWorkerHeartbeat(QueueTemplate queueTemplate, QueueProperties properties,
+			ObjectProvider<QueueListenerEndpointRegistry> registry) {
+		return new WorkerHeartbeat(queueTemplate, queueTemplate.getSettings().workerId(),
+				() -> registry.stream()
+					.flatMap((r) -> r.getListenerContainers().stream())
+					.map(QueueListenerContainer::getQueue)
+					.distinct()
+					.toList(),
+				() -> registry.stream()
+					.flatMap((r) -> r.getListenerContainers().stream())
+					.mapToInt(QueueListenerContainer::getRunningJobs)
+					.sum(),
+				properties.getWorkers().getHeartbeatInterval(), properties.getWorkers().getTimeToLive());
 	}
 
 	@Configuration(proxyBeanMethods = false)

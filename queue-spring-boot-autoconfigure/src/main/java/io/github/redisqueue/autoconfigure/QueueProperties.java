@@ -54,6 +54,10 @@ public class QueueProperties {
 
 	private final Redis redis = new Redis();
 
+	private final Health health = new Health();
+
+	private final Workers workers = new Workers();
+
 	/**
 	 * Per-queue listener settings, by queue name; they override queue.listener.* and are
 	 * overridden by attributes set on @QueueListener.
@@ -106,6 +110,14 @@ public class QueueProperties {
 
 	public Redis getRedis() {
 		return this.redis;
+	}
+
+	public Health getHealth() {
+		return this.health;
+	}
+
+	public Workers getWorkers() {
+		return this.workers;
 	}
 
 	public Map<String, QueueListenerSettings> getQueues() {
@@ -523,6 +535,101 @@ public class QueueProperties {
 
 		public void setUrl(@Nullable String url) {
 			this.url = url;
+		}
+
+	}
+
+
+	/**
+	 * Thresholds of the queue health indicator.
+	 */
+	public static class Health {
+
+		/**
+		 * Dead letters in one queue above which the health turns to the threshold status; no
+		 * threshold when unset.
+		 */
+		private @Nullable Long maxDead;
+
+		/**
+		 * Ready jobs in one queue above which the health turns to the threshold status; no
+		 * threshold when unset.
+		 */
+		private @Nullable Long maxReady;
+
+		/**
+		 * Health status when a threshold is passed.
+		 */
+		private String thresholdStatus = "OUT_OF_SERVICE";
+
+		public @Nullable Long getMaxDead() {
+			return this.maxDead;
+		}
+
+		public void setMaxDead(@Nullable Long maxDead) {
+			this.maxDead = maxDead;
+		}
+
+		public @Nullable Long getMaxReady() {
+			return this.maxReady;
+		}
+
+		public void setMaxReady(@Nullable Long maxReady) {
+			this.maxReady = maxReady;
+		}
+
+		public String getThresholdStatus() {
+			return this.thresholdStatus;
+		}
+
+		public void setThresholdStatus(String thresholdStatus) {
+			this.thresholdStatus = thresholdStatus;
+		}
+
+	}
+
+	/**
+	 * The worker registry: each application records itself with a heartbeat.
+	 */
+	public static class Workers {
+
+		/**
+		 * Whether this application records itself in the worker registry.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Time between heartbeats.
+		 */
+		private Duration heartbeatInterval = Duration.ofSeconds(10);
+
+		/**
+		 * How long a worker stays listed after its last heartbeat.
+		 */
+		private Duration timeToLive = Duration.ofSeconds(30);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getHeartbeatInterval() {
+			return this.heartbeatInterval;
+		}
+
+		public void setHeartbeatInterval(Duration heartbeatInterval) {
+			this.heartbeatInterval = heartbeatInterval;
+		}
+
+		public Duration getTimeToLive() {
+			return this.timeToLive;
+		}
+
+		public void setTimeToLive(Duration timeToLive) {
+			this.timeToLive = timeToLive;
 		}
 
 	}

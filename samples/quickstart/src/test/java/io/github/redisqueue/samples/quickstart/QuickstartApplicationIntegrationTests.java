@@ -46,6 +46,28 @@ class QuickstartApplicationIntegrationTests {
 	}
 
 	@Test
+	void queuesEndpointAndHealthShowTheQueueAndTheEndpointPausesAndRetries() throws Exception {
+		RedisEndpoint redis = TestRedis.shared();
+		TestRedis.flushAll(redis);
+		try (ConfigurableApplicationContext context = run(redis.port(), "--sample.embedded-redis=false",
+				"--queue.listener.backoff.initial=20ms", "--queue.queues.emails.max-attempts=1")) {
+			String base = "http://localhost:" + context.getEnvironment().getProperty("local.server.port");
+			post(base + "/emails", "{\"to\":\"bob@example.com\",\"subject\":\"please fail\"}");
+			await().atMost(Duration.ofSeconds(10)).until(() -> get(base + "/actuator/queues").contains("\"dead\":1"));
+
+			assertThat(get(base + "/actuator/health")).contains("\"queue\"").contains("\"emails\"");
+			String details = get(base + "/actuator/queues/emails");
+			assertThat(details).contains("mail server refused").contains("\"workers\"");
+
+			assertThat(post(base + "/actuator/queues/emails/pause", "{}").body()).contains("\"count\":1");
+			assertThat(get(base + "/actuator/queues")).contains("\"paused\":true");
+			assertThat(post(base + "/actuator/queues/emails/resume", "{}").statusCode()).isEqualTo(200);
+			assertThat(post(base + "/actuator/queues/emails/purge-dead", "{}").body()).contains("\"count\":1");
+			assertThat(get(base + "/actuator/queues")).contains("\"dead\":0").contains("\"paused\":false");
+		}
+	}
+
+	@Test
 	void startsAnEmbeddedRedisWhenNoneAnswers() throws Exception {
 		int freePort;
 		try (ServerSocket socket = new ServerSocket(0)) {

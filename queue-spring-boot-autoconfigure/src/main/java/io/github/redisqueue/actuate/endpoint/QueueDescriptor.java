@@ -1,0 +1,27 @@
+package io.github.redisqueue.actuate.endpoint;
+
+import java.util.Map;
+
+import io.github.redisqueue.core.QueueCounts;
+
+/**
+ * One queue as the {@code queues} endpoint shows it.
+ *
+ * @param ready jobs waiting
+ * @param delayed jobs waiting for their due time
+ * @param inFlight jobs under a lease
+ * @param dead dead letters
+ * @param completed completed jobs still retained
+ * @param paused whether the queue is paused
+ * @param totals running counters (enqueued, completed, failed, dead, expired, reaped, duplicates)
+ * @since 0.1.0
+ */
+public record QueueDescriptor(long ready, long delayed, long inFlight, long dead, long completed, boolean paused,
+		Map<String, Long> totals) {
+
+	static QueueDescriptor of(QueueCounts counts) {
+		return new QueueDescriptor(counts.ready(), counts.delayed(), counts.inFlight(), counts.dead(),
+				counts.completed(), counts.paused(), counts.totals());
+	}
+
+}

@@ -1,0 +1,19 @@
+package io.github.redisqueue.actuate.endpoint;
+
+import java.util.List;
+
+import io.github.redisqueue.core.WorkerInfo;
+
+/**
+ * One queue in detail: counts, a page of dead letters, and the live workers consuming it.
+ *
+ * @param name the queue name
+ * @param counts its counts
+ * @param deadLetters a page of dead letters, most recent first
+ * @param workers live workers that consume it
+ * @since 0.1.0
+ */
+public record QueueDetailsDescriptor(String name, QueueDescriptor counts, List<DeadJobDescriptor> deadLetters,
+		List<WorkerInfo> workers) {
+
+}

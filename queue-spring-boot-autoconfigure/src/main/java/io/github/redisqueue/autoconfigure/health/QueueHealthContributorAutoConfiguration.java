@@ -1,0 +1,36 @@
+package io.github.redisqueue.autoconfigure.health;
+
+import io.github.redisqueue.autoconfigure.QueueAutoConfiguration;
+import io.github.redisqueue.autoconfigure.QueueProperties;
+import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.health.QueueHealthIndicator;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of the {@code queue} health component; switched off with
+ * {@code management.health.queue.enabled=false}.
+ *
+ * @since 0.1.0
+ */
+@AutoConfiguration(after = QueueAutoConfiguration.class)
+@ConditionalOnClass(AbstractHealthIndicator.class)
+@ConditionalOnBean(QueueTemplate.class)
+public final class QueueHealthContributorAutoConfiguration {
+
+	@Bean(name = "queueHealthIndicator")
+	@ConditionalOnEnabledHealthIndicator("queue")
+	@ConditionalOnMissingBean(name = "queueHealthIndicator")
+	QueueHealthIndicator queueHealthIndicator(QueueTemplate queueTemplate, QueueProperties properties) {
+		QueueProperties.Health health = properties.getHealth();
+		return new QueueHealthIndicator(queueTemplate, health.getMaxDead(), health.getMaxReady(),
+				health.getThresholdStatus());
+	}
+
+}
