@@ -58,6 +58,8 @@ public class QueueProperties {
 
 	private final Workers workers = new Workers();
 
+	private final Metrics metrics = new Metrics();
+
 	/**
 	 * Per-queue listener settings, by queue name; they override queue.listener.* and are
 	 * overridden by attributes set on @QueueListener.
@@ -118,6 +120,10 @@ public class QueueProperties {
 
 	public Workers getWorkers() {
 		return this.workers;
+	}
+
+	public Metrics getMetrics() {
+		return this.metrics;
 	}
 
 	public Map<String, QueueListenerSettings> getQueues() {
@@ -630,6 +636,27 @@ public class QueueProperties {
 
 		public void setTimeToLive(Duration timeToLive) {
 			this.timeToLive = timeToLive;
+		}
+
+	}
+
+
+	/**
+	 * Queue gauges.
+	 */
+	public static class Metrics {
+
+		/**
+		 * Time between reads of the queue counts behind the gauges (one round trip for all queues).
+		 */
+		private Duration refreshInterval = Duration.ofSeconds(10);
+
+		public Duration getRefreshInterval() {
+			return this.refreshInterval;
+		}
+
+		public void setRefreshInterval(Duration refreshInterval) {
+			this.refreshInterval = refreshInterval;
 		}
 
 	}

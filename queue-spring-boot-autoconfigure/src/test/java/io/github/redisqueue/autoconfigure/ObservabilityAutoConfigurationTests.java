@@ -3,8 +3,10 @@ package io.github.redisqueue.autoconfigure;
 import io.github.redisqueue.actuate.endpoint.QueuesEndpoint;
 import io.github.redisqueue.autoconfigure.endpoint.QueuesEndpointAutoConfiguration;
 import io.github.redisqueue.autoconfigure.health.QueueHealthContributorAutoConfiguration;
+import io.github.redisqueue.autoconfigure.metrics.QueueMetricsAutoConfiguration;
 import io.github.redisqueue.health.QueueHealthIndicator;
 import io.github.redisqueue.listener.WorkerHeartbeat;
+import io.github.redisqueue.support.micrometer.QueueMetricsBinder;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -22,7 +24,14 @@ class ObservabilityAutoConfigurationTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, QueueAutoConfiguration.class,
 				QueueListenerAutoConfiguration.class, QueueHealthContributorAutoConfiguration.class,
-				QueuesEndpointAutoConfiguration.class));
+				QueuesEndpointAutoConfiguration.class, QueueMetricsAutoConfiguration.class));
+
+	@Test
+	void metricsBinderIsThereWithMicrometerAndAbsentWithout() {
+		this.contextRunner.run((context) -> assertThat(context).hasSingleBean(QueueMetricsBinder.class));
+		this.contextRunner.withClassLoader(new FilteredClassLoader("io.micrometer.core"))
+			.run((context) -> assertThat(context).doesNotHaveBean(QueueMetricsBinder.class));
+	}
 
 	@Test
 	void healthIndicatorIsThereByDefaultAndSwitchedOffByProperty() {

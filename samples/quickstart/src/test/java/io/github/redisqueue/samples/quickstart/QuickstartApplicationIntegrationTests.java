@@ -50,7 +50,8 @@ class QuickstartApplicationIntegrationTests {
 		RedisEndpoint redis = TestRedis.shared();
 		TestRedis.flushAll(redis);
 		try (ConfigurableApplicationContext context = run(redis.port(), "--sample.embedded-redis=false",
-				"--queue.listener.backoff.initial=20ms", "--queue.queues.emails.max-attempts=1")) {
+				"--queue.listener.backoff.initial=20ms", "--queue.queues.emails.max-attempts=1",
+				"--queue.metrics.refresh-interval=200ms")) {
 			String base = "http://localhost:" + context.getEnvironment().getProperty("local.server.port");
 			post(base + "/emails", "{\"to\":\"bob@example.com\",\"subject\":\"please fail\"}");
 			await().atMost(Duration.ofSeconds(10)).until(() -> get(base + "/actuator/queues").contains("\"dead\":1"));
@@ -64,6 +65,8 @@ class QuickstartApplicationIntegrationTests {
 			assertThat(post(base + "/actuator/queues/emails/resume", "{}").statusCode()).isEqualTo(200);
 			assertThat(post(base + "/actuator/queues/emails/purge-dead", "{}").body()).contains("\"count\":1");
 			assertThat(get(base + "/actuator/queues")).contains("\"dead\":0").contains("\"paused\":false");
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> get(base + "/actuator/metrics/queue.jobs").contains("\"emails\""));
 		}
 	}
 

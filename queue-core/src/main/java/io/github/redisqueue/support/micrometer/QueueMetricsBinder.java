@@ -1,0 +1,113 @@
+package io.github.redisqueue.support.micrometer;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redisqueue.core.QueueAdminOperations;
+import io.github.redisqueue.core.QueueCounts;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Gauges of queue depth, read from Redis by one background refresh per interval for all queues
+ * (one pipelined round trip), never per scrape: {@code queue.jobs} with tags {@code queue} and
+ * {@code state} ({@code ready}, {@code delayed}, {@code in_flight}, {@code dead}), and
+ * {@code queue.paused} (1 or 0) with tag {@code queue}. Queues that appear later get their
+ * gauges at the next refresh.
+ *
+ * @since 0.1.0
+ */
+public class QueueMetricsBinder implements MeterBinder, AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(QueueMetricsBinder.class);
+
+	private final QueueAdminOperations operations;
+
+	private final Duration refreshInterval;
+
+	private final Map<String, QueueCounts> latest = new ConcurrentHashMap<>();
+
+	private final Set<String> registered = ConcurrentHashMap.newKeySet();
+
+	private @Nullable MeterRegistry registry;
+
+	private @Nullable ScheduledExecutorService scheduler;
+
+	/**
+	 * @param operations the engine
+	 * @param refreshInterval time between refreshes
+	 */
+	public QueueMetricsBinder(QueueAdminOperations operations, Duration refreshInterval) {
+		this.operations = operations;
+		this.refreshInterval = refreshInterval;
+	}
+
+	@Override
+	public synchronized void bindTo(MeterRegistry registry) {
+		this.registry = registry;
+		if (this.scheduler == null) {
+			this.scheduler = Executors.newSingleThreadScheduledExecutor((runnable) -> {
+				Thread thread = new Thread(runnable, "queue-metrics");
+				thread.setDaemon(true);
+				return thread;
+			});
+			this.scheduler.scheduleWithFixedDelay(this::refresh, 0, this.refreshInterval.toMillis(),
+					TimeUnit.MILLISECONDS);
+		}
+	}
+
+	/** Read every queue's counts now and register gauges for new queues. */
+	public void refresh() {
+		try {
+			Map<String, QueueCounts> counts = this.operations.counts(this.operations.queues());
+			this.latest.putAll(counts);
+			MeterRegistry meters = this.registry;
+			if (meters != null) {
+				counts.keySet().forEach((queue) -> register(meters, queue));
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not refresh queue gauges; keeping the last values", ex);
+		}
+	}
+
+	private void register(MeterRegistry meters, String queue) {
+		if (!this.registered.add(queue)) {
+			return;
+		}
+		gauge(meters, queue, "ready", QueueCounts::ready);
+		gauge(meters, queue, "delayed", QueueCounts::delayed);
+		gauge(meters, queue, "in_flight", QueueCounts::inFlight);
+		gauge(meters, queue, "dead", QueueCounts::dead);
+		Gauge.builder("queue.paused", this, (binder) -> {
+			QueueCounts counts = binder.latest.get(queue);
+			return (counts != null && counts.paused()) ? 1 : 0;
+		}).tag("queue", queue).description("Whether the queue is paused (1) or not (0)").register(meters);
+	}
+
+	private void gauge(MeterRegistry meters, String queue, String state,
+			java.util.function.ToLongFunction<QueueCounts> value) {
+		Gauge.builder("queue.jobs", this, (binder) -> {
+			QueueCounts counts = binder.latest.get(queue);
+			return (counts != null) ? value.applyAsLong(counts) : Double.NaN;
+		}).tag("queue", queue).tag("state", state).description("Jobs of the queue in the state").register(meters);
+	}
+
+	@Override
+	public synchronized void close() {
+		if (this.scheduler != null) {
+			this.scheduler.shutdownNow();
+			this.scheduler = null;
+		}
+	}
+
+}

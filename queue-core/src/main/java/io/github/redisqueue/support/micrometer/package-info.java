@@ -1,0 +1,7 @@
+/**
+ * Micrometer support: queue depth gauges.
+ */
+@NullMarked
+package io.github.redisqueue.support.micrometer;
+
+import org.jspecify.annotations.NullMarked;

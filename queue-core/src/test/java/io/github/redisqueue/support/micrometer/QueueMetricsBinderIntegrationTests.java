@@ -1,0 +1,45 @@
+package io.github.redisqueue.support.micrometer;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.test.AbstractRedisIntegrationTests;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Queue gauges follow the Redis counts within one refresh interval, new queues included.
+ */
+class QueueMetricsBinderIntegrationTests extends AbstractRedisIntegrationTests {
+
+	@Test
+	void gaugesReflectRedisCountsWithinOneRefresh() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		queues.enqueueAll("emails", List.of(1, 2, 3), JobOptions.defaults());
+		try (QueueMetricsBinder binder = new QueueMetricsBinder(queues, Duration.ofMillis(100))) {
+			binder.bindTo(registry);
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> gauge(registry, "emails", "ready") == 3);
+
+			queues.reserve("emails", 1, Duration.ofMinutes(1));
+			queues.enqueue("sms", "x", JobOptions.builder().delay(Duration.ofHours(1)).build());
+			queues.pause("emails");
+
+			await().atMost(Duration.ofSeconds(5)).until(() -> gauge(registry, "emails", "in_flight") == 1
+					&& gauge(registry, "emails", "ready") == 2 && gauge(registry, "sms", "delayed") == 1);
+			assertThat(registry.get("queue.paused").tag("queue", "emails").gauge().value()).isEqualTo(1);
+		}
+	}
+
+	private static double gauge(SimpleMeterRegistry registry, String queue, String state) {
+		var gauge = registry.find("queue.jobs").tag("queue", queue).tag("state", state).gauge();
+		return (gauge != null) ? gauge.value() : -1;
+	}
+
+}
