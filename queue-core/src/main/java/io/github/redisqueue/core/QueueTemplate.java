@@ -88,6 +88,8 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 
 	private volatile boolean layoutChecked;
 
+	private volatile JobEvents events = JobEvents.NONE;
+
 	/**
 	 * A template with JSON payloads and default settings.
 	 * @param connectionFactory the Redis connection factory
@@ -133,6 +135,11 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	/** The connection factory the template uses. */
 	public RedisConnectionFactory getConnectionFactory() {
 		return this.connectionFactory;
+	}
+
+	/** Where job outcomes are reported (for example outcome counters). */
+	public void setJobEvents(JobEvents events) {
+		this.events = events;
 	}
 
 	/** The engine settings. */
@@ -195,6 +202,9 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 				results.add(new EnqueueResult(text(reply.get(i)), longValue(reply.get(i + 1)) == 0));
 			}
 		}
+		long duplicates = results.stream().filter(EnqueueResult::duplicate).count();
+		record(queue, JobOutcome.ENQUEUED, results.size() - duplicates);
+		record(queue, JobOutcome.DUPLICATE, duplicates);
 		return results;
 	}
 
@@ -259,8 +269,12 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 					Instant.ofEpochMilli(longValue(reply.get(at + 6))), Instant.ofEpochMilli(longValue(reply.get(at + 7))),
 					(int) longValue(reply.get(at + 8))));
 		}
-		return new Reservation(jobs, (nextDue >= 0) ? Instant.ofEpochMilli(nextDue) : null,
+		Reservation reservation = new Reservation(jobs, (nextDue >= 0) ? Instant.ofEpochMilli(nextDue) : null,
 				(int) longValue(reply.get(1)), (int) longValue(reply.get(2)), (int) longValue(reply.get(4)));
+		record(queue, JobOutcome.COMPLETED, completions.size() - reservation.refusedCompletions());
+		record(queue, JobOutcome.REAPED, reservation.reclaimed());
+		record(queue, JobOutcome.EXPIRED, reservation.expired());
+		return reservation;
 	}
 
 	@Override
@@ -277,7 +291,9 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	public List<AckResult> completeAll(String queue, Collection<JobRef> jobs) {
 		List<Object> reply = run(this.scripts.complete(), keys(queue),
 				refArgs(num(this.settings.completedRetention().toMillis()), jobs));
-		return codes(reply, AckResult::fromCode);
+		List<AckResult> results = codes(reply, AckResult::fromCode);
+		record(queue, JobOutcome.COMPLETED, results.stream().filter((result) -> result == AckResult.OK).count());
+		return results;
 	}
 
 	@Override
@@ -296,7 +312,14 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	private FailResult fail(String queue, JobRef job, String error, byte[] mode, long delayMs) {
 		List<Object> reply = run(this.scripts.fail(), keys(queue),
 				List.of(utf8(job.id()), num(job.token()), utf8(error), mode, num(delayMs)));
-		return FailResult.fromCode(longValue(reply.get(0)));
+		FailResult result = FailResult.fromCode(longValue(reply.get(0)));
+		if (result == FailResult.RETRY_SCHEDULED) {
+			record(queue, JobOutcome.FAILED, 1);
+		}
+		else if (result == FailResult.DEAD_LETTERED) {
+			record(queue, JobOutcome.DEAD_LETTERED, 1);
+		}
+		return result;
 	}
 
 	@Override
@@ -396,6 +419,17 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 			}
 			return null;
 		}, null);
+	}
+
+	private void record(String queue, JobOutcome outcome, long count) {
+		if (count > 0) {
+			try {
+				this.events.record(queue, outcome, count);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Job events listener failed for queue '{}'", queue, ex);
+			}
+		}
 	}
 
 	private static boolean isNoScript(Throwable failure) {
@@ -549,8 +583,11 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	public ReapResult reapOnce(String queue) {
 		List<Object> reply = run(this.scripts.reap(), keys(queue), List.of(num(this.settings.reapBatch()),
 				num(this.settings.completedRetention().toMillis()), num(this.settings.deadRetention().toMillis())));
-		return new ReapResult(longValue(reply.get(0)), longValue(reply.get(1)), longValue(reply.get(2)),
+		ReapResult result = new ReapResult(longValue(reply.get(0)), longValue(reply.get(1)), longValue(reply.get(2)),
 				longValue(reply.get(3)), longValue(reply.get(4)));
+		record(queue, JobOutcome.REAPED, result.reclaimed());
+		record(queue, JobOutcome.EXPIRED, result.expired());
+		return result;
 	}
 
 	@Override

@@ -1,5 +1,6 @@
 package io.github.redisqueue.autoconfigure;
 
+import io.github.redisqueue.core.JobEvents;
 import io.github.redisqueue.core.QueueScripts;
 import io.github.redisqueue.core.QueueSettings;
 import io.github.redisqueue.core.QueueTemplate;
@@ -66,11 +67,13 @@ public final class QueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 	QueueTemplate queueTemplate(RedisConnectionFactory connectionFactory, BeanFactory beanFactory,
-			JobSerializer serializer, QueueSettings settings, QueueScripts scripts) {
+			JobSerializer serializer, QueueSettings settings, QueueScripts scripts, ObjectProvider<JobEvents> events) {
 		RedisConnectionFactory queueConnections = beanFactory.containsBean(QUEUE_CONNECTION_FACTORY_BEAN_NAME)
 				? beanFactory.getBean(QUEUE_CONNECTION_FACTORY_BEAN_NAME, RedisConnectionFactory.class)
 				: connectionFactory;
-		return new QueueTemplate(queueConnections, serializer, settings, scripts);
+		QueueTemplate template = new QueueTemplate(queueConnections, serializer, settings, scripts);
+		events.ifAvailable(template::setJobEvents);
+		return template;
 	}
 
 	/**

@@ -3,9 +3,12 @@ package io.github.redisqueue.autoconfigure.metrics;
 import io.github.redisqueue.autoconfigure.QueueAutoConfiguration;
 import io.github.redisqueue.autoconfigure.QueueProperties;
 import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.core.JobEvents;
+import io.github.redisqueue.support.micrometer.MicrometerJobEvents;
 import io.github.redisqueue.support.micrometer.QueueMetricsBinder;
 import io.micrometer.core.instrument.MeterRegistry;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -13,8 +16,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * Auto-configuration of the queue gauges: a {@link QueueMetricsBinder} bean, which Spring Boot
- * binds to every meter registry.
+ * Auto-configuration of the queue meters: the gauges of a {@link QueueMetricsBinder} bean, which
+ * Spring Boot binds to every meter registry, and the outcome counters of
+ * {@link MicrometerJobEvents}.
  *
  * @since 0.1.0
  */
@@ -22,6 +26,13 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean(QueueTemplate.class)
 public final class QueueMetricsAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	JobEvents queueJobEvents(ObjectProvider<MeterRegistry> registries) {
+		// looked up at the first event: the registry binds QueueMetricsBinder, which needs the template
+		return new MicrometerJobEvents(registries::getIfUnique);
+	}
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean

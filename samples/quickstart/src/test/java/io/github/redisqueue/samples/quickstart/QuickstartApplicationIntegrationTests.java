@@ -67,6 +67,8 @@ class QuickstartApplicationIntegrationTests {
 			assertThat(get(base + "/actuator/queues")).contains("\"dead\":0").contains("\"paused\":false");
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> get(base + "/actuator/metrics/queue.jobs").contains("\"emails\""));
+			assertThat(get(base + "/actuator/metrics/queue.job.outcomes?tag=outcome:dead_lettered"))
+				.contains("\"value\":1.0");
 		}
 	}
 

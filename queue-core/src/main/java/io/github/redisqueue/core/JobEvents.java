@@ -1,0 +1,24 @@
+package io.github.redisqueue.core;
+
+/**
+ * Told by {@link QueueTemplate} how many jobs of a queue met each {@link JobOutcome}, as the
+ * scripts report it; the basis of outcome counters. Called on the thread that made the Redis
+ * call, so implementations must be fast and thread safe.
+ *
+ * @since 0.1.0
+ */
+@FunctionalInterface
+public interface JobEvents {
+
+	/** Events that go nowhere. */
+	JobEvents NONE = (queue, outcome, count) -> {
+	};
+
+	/**
+	 * @param queue the queue name
+	 * @param outcome what happened
+	 * @param count to how many jobs (at least 1)
+	 */
+	void record(String queue, JobOutcome outcome, long count);
+
+}

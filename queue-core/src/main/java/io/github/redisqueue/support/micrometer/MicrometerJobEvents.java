@@ -1,0 +1,63 @@
+package io.github.redisqueue.support.micrometer;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+import io.github.redisqueue.core.JobEvents;
+import io.github.redisqueue.core.JobOutcome;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Counts job outcomes of this process in the counter {@code queue.job.outcomes} with tags
+ * {@code queue} and {@code outcome} (enqueued, duplicate, completed, failed, dead_lettered,
+ * expired, reaped).
+ *
+ * @since 0.1.0
+ */
+public class MicrometerJobEvents implements JobEvents {
+
+	private final Supplier<@Nullable MeterRegistry> registrySupplier;
+
+	private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+
+	private volatile @Nullable MeterRegistry registry;
+
+	public MicrometerJobEvents(MeterRegistry registry) {
+		this(() -> registry);
+	}
+
+	/**
+	 * Counters on a registry looked up at the first event (so that the registry, its binders and
+	 * the template can be created in any order).
+	 * @param registry supplies the registry, or {@code null} when there is none
+	 */
+	public MicrometerJobEvents(Supplier<@Nullable MeterRegistry> registry) {
+		this.registrySupplier = registry;
+	}
+
+	@Override
+	public void record(String queue, JobOutcome outcome, long count) {
+		MeterRegistry meters = this.registry;
+		if (meters == null) {
+			meters = this.registrySupplier.get();
+			if (meters == null) {
+				return;
+			}
+			this.registry = meters;
+		}
+		MeterRegistry target = meters;
+		String tag = outcome.name().toLowerCase(Locale.ROOT);
+		this.counters
+			.computeIfAbsent(queue + '\0' + tag, (key) -> Counter.builder("queue.job.outcomes")
+				.description("Jobs of the queue that met the outcome in this process")
+				.tag("queue", queue)
+				.tag("outcome", tag)
+				.register(target))
+			.increment(count);
+	}
+
+}
