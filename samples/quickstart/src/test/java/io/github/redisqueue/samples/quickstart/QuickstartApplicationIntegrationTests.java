@@ -69,6 +69,10 @@ class QuickstartApplicationIntegrationTests {
 				.until(() -> get(base + "/actuator/metrics/queue.jobs").contains("\"emails\""));
 			assertThat(get(base + "/actuator/metrics/queue.job.outcomes?tag=outcome:dead_lettered"))
 				.contains("\"value\":1.0");
+			assertThat(get(base + "/actuator/prometheus")).contains("queue_jobs{")
+				.contains("state=\"ready\"")
+				.contains("queue_job_outcomes_total{")
+				.contains("outcome=\"dead_lettered\"");
 		}
 	}
 
