@@ -8,6 +8,8 @@ import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.listener.ContainerOptions;
 import io.github.redisqueue.listener.DeadLetterCallback;
 import io.github.redisqueue.listener.QueueListenerContainer;
+import io.github.redisqueue.support.micrometer.QueueListenerObservationConvention;
+import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.task.TaskExecutor;
@@ -31,6 +33,10 @@ public class DefaultQueueListenerContainerFactory implements QueueListenerContai
 	private @Nullable DeadLetterCallback deadLetterCallback;
 
 	private @Nullable TaskExecutor taskExecutor;
+
+	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+
+	private @Nullable QueueListenerObservationConvention observationConvention;
 
 	public DefaultQueueListenerContainerFactory(QueueTemplate template) {
 		this.template = template;
@@ -72,6 +78,16 @@ public class DefaultQueueListenerContainerFactory implements QueueListenerContai
 		this.taskExecutor = taskExecutor;
 	}
 
+	/** Observe every listener invocation of the containers. */
+	public void setObservationRegistry(ObservationRegistry observationRegistry) {
+		this.observationRegistry = observationRegistry;
+	}
+
+	/** Replace the default observation names and tags. */
+	public void setObservationConvention(@Nullable QueueListenerObservationConvention observationConvention) {
+		this.observationConvention = observationConvention;
+	}
+
 	/**
 	 * The options a container of this queue gets before its endpoint's own settings.
 	 * @param queue the queue name
@@ -86,8 +102,11 @@ public class DefaultQueueListenerContainerFactory implements QueueListenerContai
 	public QueueListenerContainer createContainer(QueueListenerEndpoint endpoint,
 			MessageHandlerMethodFactory methodFactory) {
 		ContainerOptions options = endpoint.customize(optionsFor(endpoint.getQueue()));
-		return new QueueListenerContainer(endpoint.getId(), endpoint.getQueue(), this.template,
-				endpoint.createListener(methodFactory), options, this.deadLetterCallback, this.taskExecutor);
+		QueueListenerContainer container = new QueueListenerContainer(endpoint.getId(), endpoint.getQueue(),
+				this.template, endpoint.createListener(methodFactory), options, this.deadLetterCallback, this.taskExecutor);
+		container.setObservationRegistry(this.observationRegistry);
+		container.setObservationConvention(this.observationConvention);
+		return container;
 	}
 
 }

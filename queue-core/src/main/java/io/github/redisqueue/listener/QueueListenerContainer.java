@@ -19,6 +19,10 @@ import io.github.redisqueue.listener.fetch.FetchLoop;
 import io.github.redisqueue.listener.fetch.RunningJob;
 import io.github.redisqueue.listener.lease.LeaseKeeper;
 import io.github.redisqueue.listener.retry.FailureHandler;
+import io.github.redisqueue.support.micrometer.QueueListenerContext;
+import io.github.redisqueue.support.micrometer.QueueListenerObservationConvention;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,6 +63,10 @@ public class QueueListenerContainer implements SmartLifecycle {
 
 	private final Semaphore handlerPermits;
 
+	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+
+	private @Nullable QueueListenerObservationConvention observationConvention;
+
 	private volatile boolean running;
 
 	private @Nullable FetchLoop fetchLoop;
@@ -94,6 +102,20 @@ public class QueueListenerContainer implements SmartLifecycle {
 		this.deadLetterCallback = deadLetterCallback;
 		this.taskExecutor = taskExecutor;
 		this.handlerPermits = new Semaphore(options.concurrency());
+	}
+
+	/**
+	 * Observe each listener invocation (handler duration and outcome as a timer, a span when
+	 * tracing is on).
+	 * @param observationRegistry the registry
+	 */
+	public void setObservationRegistry(ObservationRegistry observationRegistry) {
+		this.observationRegistry = observationRegistry;
+	}
+
+	/** Replace the default observation names and tags. */
+	public void setObservationConvention(@Nullable QueueListenerObservationConvention observationConvention) {
+		this.observationConvention = observationConvention;
 	}
 
 	/** The container id. */
@@ -299,7 +321,7 @@ public class QueueListenerContainer implements SmartLifecycle {
 			if (mode == AcknowledgementMode.AT_MOST_ONCE) {
 				this.template.complete(this.queue, job.ref());
 			}
-			this.listener.onJob(job, ack);
+			invoke(job, ack);
 			if (running.isLost()) {
 				logger.warn("Job {} of queue '{}' finished after its lease was lost; not acknowledged", job.id(),
 						this.queue);
@@ -316,6 +338,23 @@ public class QueueListenerContainer implements SmartLifecycle {
 		}
 		catch (Throwable ex) {
 			failed(running, ack, ex);
+		}
+	}
+
+	private void invoke(ReservedJob job, DefaultAcknowledgement ack) throws Exception {
+		Observation observation = Observation.createNotStarted(this.observationConvention,
+				QueueListenerObservationConvention.DEFAULT, () -> new QueueListenerContext(job, this.id),
+				this.observationRegistry);
+		observation.start();
+		try (Observation.Scope scope = observation.openScope()) {
+			this.listener.onJob(job, ack);
+		}
+		catch (Exception | Error ex) {
+			observation.error(ex);
+			throw ex;
+		}
+		finally {
+			observation.stop();
 		}
 	}
 

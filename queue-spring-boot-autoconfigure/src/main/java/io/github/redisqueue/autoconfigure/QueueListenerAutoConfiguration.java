@@ -8,6 +8,7 @@ import io.github.redisqueue.config.QueueListenerEndpointRegistry;
 import io.github.redisqueue.listener.DeadLetterCallback;
 import io.github.redisqueue.listener.QueueListenerContainer;
 import io.github.redisqueue.listener.WorkerHeartbeat;
+import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -33,13 +34,15 @@ public final class QueueListenerAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	QueueListenerContainerFactoryConfigurer queueListenerContainerFactoryConfigurer(QueueProperties properties,
-			ObjectProvider<DeadLetterCallback> deadLetterCallback, Environment environment) {
+			ObjectProvider<DeadLetterCallback> deadLetterCallback, ObjectProvider<ObservationRegistry> observationRegistry,
+			Environment environment) {
 		SimpleAsyncTaskExecutor executor = null;
 		if (Threading.VIRTUAL.isActive(environment)) {
 			executor = new SimpleAsyncTaskExecutor("queue-");
 			executor.setVirtualThreads(true);
 		}
-		return new QueueListenerContainerFactoryConfigurer(properties, deadLetterCallback.getIfAvailable(), executor);
+		return new QueueListenerContainerFactoryConfigurer(properties, deadLetterCallback.getIfAvailable(), executor,
+				observationRegistry.getIfUnique());
 	}
 
 	@Bean(name = QueueListenerConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)

@@ -8,6 +8,7 @@ import io.github.redisqueue.autoconfigure.QueueProperties.QueueListenerSettings;
 import io.github.redisqueue.config.DefaultQueueListenerContainerFactory;
 import io.github.redisqueue.listener.ContainerOptions;
 import io.github.redisqueue.listener.DeadLetterCallback;
+import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.PropertyMapper;
@@ -28,11 +29,15 @@ public class QueueListenerContainerFactoryConfigurer {
 
 	private final @Nullable TaskExecutor taskExecutor;
 
+	private final @Nullable ObservationRegistry observationRegistry;
+
 	public QueueListenerContainerFactoryConfigurer(QueueProperties properties,
-			@Nullable DeadLetterCallback deadLetterCallback, @Nullable TaskExecutor taskExecutor) {
+			@Nullable DeadLetterCallback deadLetterCallback, @Nullable TaskExecutor taskExecutor,
+			@Nullable ObservationRegistry observationRegistry) {
 		this.properties = properties;
 		this.deadLetterCallback = deadLetterCallback;
 		this.taskExecutor = taskExecutor;
+		this.observationRegistry = observationRegistry;
 	}
 
 	/**
@@ -46,6 +51,7 @@ public class QueueListenerContainerFactoryConfigurer {
 		PropertyMapper map = PropertyMapper.get();
 		map.from(this.deadLetterCallback).to(factory::setDeadLetterCallback);
 		map.from(this.taskExecutor).to(factory::setTaskExecutor);
+		map.from(this.observationRegistry).to(factory::setObservationRegistry);
 	}
 
 	static ContainerOptions defaults(QueueProperties.Listener listener) {

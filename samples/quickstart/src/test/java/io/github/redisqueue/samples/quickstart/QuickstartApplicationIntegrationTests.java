@@ -72,7 +72,9 @@ class QuickstartApplicationIntegrationTests {
 			assertThat(get(base + "/actuator/prometheus")).contains("queue_jobs{")
 				.contains("state=\"ready\"")
 				.contains("queue_job_outcomes_total{")
-				.contains("outcome=\"dead_lettered\"");
+				.contains("outcome=\"dead_lettered\"")
+				.contains("queue_listener_seconds_count{")
+				.contains("listener_id=\"email-sender\"");
 		}
 	}
 
