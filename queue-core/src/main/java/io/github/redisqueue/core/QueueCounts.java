@@ -1,6 +1,9 @@
 package io.github.redisqueue.core;
 
+import java.time.Duration;
 import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * Number of jobs per state in one queue, and the queue's running totals.
@@ -14,10 +17,12 @@ import java.util.Map;
  * @param paused whether the queue is paused
  * @param totals running counters since the queue was created: enqueued, completed, failed, dead,
  * expired, reaped, duplicates
+ * @param headAge how long the job at the head of the queue (the next to run: the oldest of the
+ * highest priority) has been ready, by the Redis clock; {@code null} when no job is ready
  * @since 0.1.0
  */
 public record QueueCounts(String queue, long ready, long delayed, long inFlight, long dead, long completed,
-		boolean paused, Map<String, Long> totals) {
+		boolean paused, Map<String, Long> totals, @Nullable Duration headAge) {
 
 	/** Jobs that still have to run: ready, delayed and in flight. */
 	public long pending() {

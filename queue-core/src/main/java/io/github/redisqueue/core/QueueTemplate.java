@@ -451,7 +451,8 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	private static QueueCounts counts(String queue, List<Object> reply) {
 		return new QueueCounts(queue, longValue(reply.get(0)), longValue(reply.get(1)), longValue(reply.get(2)),
 				longValue(reply.get(3)), longValue(reply.get(4)), longValue(reply.get(5)) == 1,
-				totals((List<?>) reply.get(6)));
+				totals((List<?>) reply.get(6)),
+				(longValue(reply.get(7)) >= 0) ? Duration.ofMillis(longValue(reply.get(7))) : null);
 	}
 
 	@Override
@@ -523,7 +524,7 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 		}
 		List<Object> reply = run(this.scripts.inspect(), keys(queue), List.of(DEAD, num(offset), num(count)));
 		List<DeadJob> jobs = new ArrayList<>();
-		for (int at = 7; at + 5 < reply.size(); at += 6) {
+		for (int at = 8; at + 5 < reply.size(); at += 6) {
 			jobs.add(new DeadJob(text(reply.get(at)), (byte[]) reply.get(at + 1), headers(queue, reply.get(at + 2)),
 					(int) longValue(reply.get(at + 3)), text(reply.get(at + 4)),
 					Instant.ofEpochMilli(longValue(reply.get(at + 5)))));

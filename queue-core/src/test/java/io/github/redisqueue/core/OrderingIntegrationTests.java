@@ -74,6 +74,20 @@ class OrderingIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	@Test
+	void headAgeTellsHowLongTheNextJobHasBeenReady() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		assertThat(queues.counts("age").headAge()).isNull();
+		queues.enqueue("age", "x");
+
+		await().atMost(Duration.ofSeconds(5)).until(() -> queues.counts("age").headAge().toMillis() >= 300);
+		queues.enqueue("age", "urgent", JobOptions.builder().priority(5).build());
+		assertThat(queues.counts("age").headAge()).isLessThan(Duration.ofMillis(300));
+
+		queues.reserve("age", 2, LEASE);
+		assertThat(queues.counts("age").headAge()).isNull();
+	}
+
+	@Test
 	void pausedQueueHandsOutNothingUntilResumed() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		queues.enqueue("p", "x");

@@ -57,6 +57,7 @@ public class QueueHealthIndicator extends AbstractHealthIndicator {
 			detail.put("inFlight", c.inFlight());
 			detail.put("dead", c.dead());
 			detail.put("paused", c.paused());
+			detail.put("headAgeMillis", (c.headAge() != null) ? c.headAge().toMillis() : 0);
 			queues.put(name, detail);
 			if (this.maxDead != null && c.dead() > this.maxDead) {
 				exceeded.add(name + ": " + c.dead() + " dead letters > " + this.maxDead);

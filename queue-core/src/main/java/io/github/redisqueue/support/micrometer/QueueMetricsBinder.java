@@ -12,6 +12,7 @@ import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueCounts;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -21,6 +22,7 @@ import org.slf4j.LoggerFactory;
  * Gauges of queue depth, read from Redis by one background refresh per interval for all queues
  * (one pipelined round trip), never per scrape: {@code queue.jobs} with tags {@code queue} and
  * {@code state} ({@code ready}, {@code delayed}, {@code in_flight}, {@code dead}), and
+ * {@code queue.head.age} (how long the next job to run has been ready) and
  * {@code queue.paused} (1 or 0) with tag {@code queue}. Queues that appear later get their
  * gauges at the next refresh.
  *
@@ -88,6 +90,10 @@ public class QueueMetricsBinder implements MeterBinder, AutoCloseable {
 		gauge(meters, queue, "delayed", QueueCounts::delayed);
 		gauge(meters, queue, "in_flight", QueueCounts::inFlight);
 		gauge(meters, queue, "dead", QueueCounts::dead);
+		TimeGauge.builder("queue.head.age", this, TimeUnit.MILLISECONDS, (binder) -> {
+			QueueCounts counts = binder.latest.get(queue);
+			return (counts != null && counts.headAge() != null) ? counts.headAge().toMillis() : 0;
+		}).tag("queue", queue).description("How long the next job to run has been ready").register(meters);
 		Gauge.builder("queue.paused", this, (binder) -> {
 			QueueCounts counts = binder.latest.get(queue);
 			return (counts != null && counts.paused()) ? 1 : 0;

@@ -34,6 +34,7 @@ class QueueMetricsBinderIntegrationTests extends AbstractRedisIntegrationTests {
 			await().atMost(Duration.ofSeconds(5)).until(() -> gauge(registry, "emails", "in_flight") == 1
 					&& gauge(registry, "emails", "ready") == 2 && gauge(registry, "sms", "delayed") == 1);
 			assertThat(registry.get("queue.paused").tag("queue", "emails").gauge().value()).isEqualTo(1);
+			assertThat(registry.get("queue.head.age").tag("queue", "emails").timeGauge().value()).isGreaterThanOrEqualTo(0);
 		}
 	}
 
