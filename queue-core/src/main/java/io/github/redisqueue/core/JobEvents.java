@@ -21,4 +21,13 @@ public interface JobEvents {
 	 */
 	void record(String queue, JobOutcome outcome, long count);
 
+	/**
+	 * A job was reserved after waiting ready this long: since its enqueue, or since its due time
+	 * when it was delayed (measured by the Redis server clock inside the reserve script).
+	 * @param queue the queue name
+	 * @param wait the time it waited
+	 */
+	default void waited(String queue, java.time.Duration wait) {
+	}
+
 }

@@ -262,12 +262,13 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 		long nextDue = longValue(reply.get(0));
 		int count = (int) longValue(reply.get(3));
 		List<ReservedJob> jobs = new ArrayList<>(count);
-		for (int i = 0, at = 5; i < count; i++, at += 9) {
+		for (int i = 0, at = 5; i < count; i++, at += 10) {
 			jobs.add(new ReservedJob(queue, text(reply.get(at)), (byte[]) reply.get(at + 1),
 					headers(queue, reply.get(at + 2)), (int) longValue(reply.get(at + 3)),
 					(int) longValue(reply.get(at + 4)), longValue(reply.get(at + 5)),
 					Instant.ofEpochMilli(longValue(reply.get(at + 6))), Instant.ofEpochMilli(longValue(reply.get(at + 7))),
 					(int) longValue(reply.get(at + 8))));
+			waited(queue, longValue(reply.get(at + 9)));
 		}
 		Reservation reservation = new Reservation(jobs, (nextDue >= 0) ? Instant.ofEpochMilli(nextDue) : null,
 				(int) longValue(reply.get(1)), (int) longValue(reply.get(2)), (int) longValue(reply.get(4)));
@@ -419,6 +420,17 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 			}
 			return null;
 		}, null);
+	}
+
+	private void waited(String queue, long millis) {
+		if (this.events != JobEvents.NONE) {
+			try {
+				this.events.waited(queue, Duration.ofMillis(millis));
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Job events listener failed for queue '{}'", queue, ex);
+			}
+		}
 	}
 
 	private void record(String queue, JobOutcome outcome, long count) {

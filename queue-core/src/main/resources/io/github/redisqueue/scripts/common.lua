@@ -24,6 +24,11 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+-- when a job became ready: the latest of its enqueue, its due time and its last return to ready
+local function ready_since(enqueued_at, due_at, ready_at)
+  return math.max(tonumber(enqueued_at) or 0, tonumber(due_at) or 0, tonumber(ready_at) or 0)
+end
+
 -- integers as exact decimal strings (Lua's default number formatting loses digits past 14)
 local function int(n)
   return string.format('%d', n)
@@ -87,7 +92,7 @@ local function reclaim(now, limit)
       if tonumber(f[1]) >= tonumber(f[2]) then
         to_dead(id, 'lease expired on attempt ' .. f[1] .. ' of ' .. f[2], now)
       else
-        redis.call('HSET', jk, 'state', 'ready', 'worker', '', 'error', 'lease expired')
+        redis.call('HSET', jk, 'state', 'ready', 'readyAt', now, 'worker', '', 'error', 'lease expired')
         redis.call('ZADD', K_READY, f[3], id)
         back = back + 1
       end

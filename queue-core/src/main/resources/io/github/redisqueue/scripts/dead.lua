@@ -12,6 +12,7 @@ else
   ids = redis.call('ZRANGE', K_DEAD, 0, limit - 1)
 end
 local count = 0
+local now = now_ms()
 for _, id in ipairs(ids) do
   if redis.call('ZREM', K_DEAD, id) == 1 then
     local jk = JOB .. id
@@ -20,7 +21,7 @@ for _, id in ipairs(ids) do
       redis.call('DEL', jk)
     else
       local score = ready_score(tonumber(f[1]), redis.call('INCR', K_SEQ))
-      redis.call('HSET', jk, 'state', 'ready', 'attempts', 0, 'score', score, 'finishedAt', 0)
+      redis.call('HSET', jk, 'state', 'ready', 'readyAt', now, 'attempts', 0, 'score', score, 'finishedAt', 0)
       if f[2] and f[2] ~= '' then
         redis.call('SET', UNIQUE .. f[2], id, 'NX')
       end

@@ -21,7 +21,7 @@ if delay > 0 then
   redis.call('HSET', jk, 'state', 'delayed', 'dueAt', now + delay, 'error', err, 'worker', '')
   delay_job(id, now + delay)
 else
-  redis.call('HSET', jk, 'state', 'ready', 'error', err, 'worker', '')
+  redis.call('HSET', jk, 'state', 'ready', 'readyAt', now, 'error', err, 'worker', '')
   redis.call('ZADD', K_READY, f[5], id)
   wake(1)
 end

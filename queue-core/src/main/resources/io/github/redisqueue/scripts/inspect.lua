@@ -6,8 +6,8 @@
 local head_age = -1
 local head = redis.call('ZRANGE', K_READY, 0, 0)
 if head[1] then
-  local f = redis.call('HMGET', JOB .. head[1], 'enqueuedAt', 'dueAt')
-  local since = math.max(tonumber(f[1]) or 0, tonumber(f[2]) or 0)
+  local f = redis.call('HMGET', JOB .. head[1], 'enqueuedAt', 'dueAt', 'readyAt')
+  local since = ready_since(f[1], f[2], f[3])
   if since > 0 then
     head_age = math.max(0, now_ms() - since)
   end

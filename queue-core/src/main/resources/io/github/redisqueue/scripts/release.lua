@@ -5,7 +5,7 @@
 local function release(id, jk, score)
   redis.call('ZREM', K_INFLIGHT, id)
   redis.call('HINCRBY', jk, 'attempts', -1)
-  redis.call('HSET', jk, 'state', 'ready', 'worker', '')
+  redis.call('HSET', jk, 'state', 'ready', 'readyAt', now_ms(), 'worker', '')
   redis.call('ZADD', K_READY, score, id)
 end
 

@@ -5,7 +5,7 @@
 -- queue hands out nothing.
 -- Returns: next due time of a delayed job (-1 none), reclaimed, expired, count, acknowledgements
 -- refused, then per job: id, payload, headers, attempt, max attempts, token, lease deadline,
--- enqueued at, priority.
+-- enqueued at, priority, ms it waited ready (by the server clock).
 local now = now_ms()
 redis.call('DEL', K_WOKEN)
 local refused, completed = 0, 0
@@ -36,7 +36,7 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
       local id = popped[j]
       local jk = JOB .. id
       local f = redis.call('HMGET', jk, 'payload', 'headers', 'attempts', 'maxAttempts', 'token',
-        'enqueuedAt', 'priority', 'expireAt')
+        'enqueuedAt', 'priority', 'expireAt', 'dueAt', 'readyAt')
       if f[1] then
         if is_expired(f[8], f[3], now) then
           expire(id, now)
@@ -60,6 +60,7 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
           out[k + 7] = deadline
           out[k + 8] = tonumber(f[6])
           out[k + 9] = tonumber(f[7])
+          out[k + 10] = math.max(0, now - ready_since(f[6], f[9], f[10]))
           got = got + 1
         end
       end

@@ -1,5 +1,6 @@
 package io.github.redisqueue.support.micrometer;
 
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -9,12 +10,14 @@ import io.github.redisqueue.core.JobEvents;
 import io.github.redisqueue.core.JobOutcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Counts job outcomes of this process in the counter {@code queue.job.outcomes} with tags
  * {@code queue} and {@code outcome} (enqueued, duplicate, completed, failed, dead_lettered,
- * expired, reaped).
+ * expired, reaped), and times how long reserved jobs waited ready in {@code queue.job.wait}
+ * (tag {@code queue}).
  *
  * @since 0.1.0
  */
@@ -39,17 +42,36 @@ public class MicrometerJobEvents implements JobEvents {
 		this.registrySupplier = registry;
 	}
 
+	private final Map<String, Timer> waits = new ConcurrentHashMap<>();
+
 	@Override
-	public void record(String queue, JobOutcome outcome, long count) {
+	public void waited(String queue, Duration wait) {
+		MeterRegistry target = registry();
+		if (target != null) {
+			this.waits
+				.computeIfAbsent(queue, (name) -> Timer.builder("queue.job.wait")
+					.description("Time a job waited ready (since enqueue or due time) until it was reserved")
+					.tag("queue", name)
+					.register(target))
+				.record(wait);
+		}
+	}
+
+	private @Nullable MeterRegistry registry() {
 		MeterRegistry meters = this.registry;
 		if (meters == null) {
 			meters = this.registrySupplier.get();
-			if (meters == null) {
-				return;
-			}
 			this.registry = meters;
 		}
-		MeterRegistry target = meters;
+		return meters;
+	}
+
+	@Override
+	public void record(String queue, JobOutcome outcome, long count) {
+		MeterRegistry target = registry();
+		if (target == null) {
+			return;
+		}
 		String tag = outcome.name().toLowerCase(Locale.ROOT);
 		this.counters
 			.computeIfAbsent(queue + '\0' + tag, (key) -> Counter.builder("queue.job.outcomes")

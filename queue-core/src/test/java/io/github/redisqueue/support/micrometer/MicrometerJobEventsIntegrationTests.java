@@ -1,21 +1,26 @@
 package io.github.redisqueue.support.micrometer;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.ReservedJob;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.core.RedisCallback;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
  * Outcome counters move as jobs flow: enqueued, duplicate, completed, failed, dead-lettered,
- * reaped.
+ * reaped; the wait timer counts from the moment a job became ready.
  */
 class MicrometerJobEventsIntegrationTests extends AbstractRedisIntegrationTests {
 
@@ -41,6 +46,61 @@ class MicrometerJobEventsIntegrationTests extends AbstractRedisIntegrationTests 
 		assertThat(count(registry, "failed")).isEqualTo(1);
 		assertThat(count(registry, "dead_lettered")).isEqualTo(1);
 		assertThat(count(registry, "reaped")).isEqualTo(1);
+	}
+
+	@Test
+	void waitIsTimedFromEnqueueToReservation() {
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		queues.setJobEvents(new MicrometerJobEvents(registry));
+		String id = queues.enqueue("wait", "now").id();
+		Instant enqueuedAt = queues.job("wait", id).orElseThrow().enqueuedAt();
+
+		await().atMost(Duration.ofSeconds(5)).until(() -> serverTime().isAfter(enqueuedAt.plusMillis(300)));
+		queues.reserve("wait", 1, Duration.ofMinutes(1));
+
+		Timer timer = registry.get("queue.job.wait").tag("queue", "wait").timer();
+		assertThat(timer.count()).isEqualTo(1);
+		assertThat(timer.max(TimeUnit.MILLISECONDS)).isBetween(300.0, 5000.0);
+	}
+
+	@Test
+	void waitOfADelayedJobStartsAtItsDueTime() {
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		queues.setJobEvents(new MicrometerJobEvents(registry));
+		queues.enqueue("wait", "later", JobOptions.builder().delay(Duration.ofSeconds(2)).build());
+
+		await().atMost(Duration.ofSeconds(10))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> !queues.reserve("wait", 1, Duration.ofMinutes(1)).isEmpty());
+
+		// counted from the enqueue it would be at least 2 s
+		Timer timer = registry.get("queue.job.wait").tag("queue", "wait").timer();
+		assertThat(timer.count()).isEqualTo(1);
+		assertThat(timer.max(TimeUnit.MILLISECONDS)).isLessThan(1500.0);
+	}
+
+	@Test
+	void waitOfAReleasedJobStartsWhenItWasGivenBack() {
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		queues.enqueue("wait", "held");
+		ReservedJob held = queues.reserve("wait", 1, Duration.ofMinutes(1)).get(0);
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> serverTime().isAfter(held.enqueuedAt().plusMillis(2000)));
+		queues.release("wait", held.ref());
+
+		queues.setJobEvents(new MicrometerJobEvents(registry));
+		assertThat(queues.reserve("wait", 1, Duration.ofMinutes(1))).hasSize(1);
+		Timer timer = registry.get("queue.job.wait").tag("queue", "wait").timer();
+		assertThat(timer.max(TimeUnit.MILLISECONDS)).isLessThan(1500.0);
+	}
+
+	private Instant serverTime() {
+		List<Object> time = this.redis.execute((RedisCallback<List<Object>>) (connection) -> List
+			.of(connection.serverCommands().time(TimeUnit.MILLISECONDS)));
+		return Instant.ofEpochMilli((Long) time.get(0));
 	}
 
 	private static double count(SimpleMeterRegistry registry, String outcome) {
