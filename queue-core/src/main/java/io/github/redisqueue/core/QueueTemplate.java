@@ -19,6 +19,10 @@ import java.util.concurrent.ConcurrentMap;
 import io.github.redisqueue.support.converter.JacksonJobSerializer;
 import io.github.redisqueue.support.converter.JobConversionException;
 import io.github.redisqueue.support.converter.JobSerializer;
+import io.github.redisqueue.support.micrometer.QueueEnqueueContext;
+import io.github.redisqueue.support.micrometer.QueueEnqueueObservationConvention;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -90,6 +94,10 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 
 	private volatile JobEvents events = JobEvents.NONE;
 
+	private volatile ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+
+	private volatile @Nullable QueueEnqueueObservationConvention enqueueConvention;
+
 	/**
 	 * A template with JSON payloads and default settings.
 	 * @param connectionFactory the Redis connection factory
@@ -142,6 +150,25 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 		this.events = events;
 	}
 
+	/**
+	 * Observe each enqueue call as {@code queue.enqueue}; with tracing, the current trace
+	 * context is written into the jobs' headers so that their handlers continue the trace.
+	 * @param observationRegistry the registry
+	 */
+	public void setObservationRegistry(ObservationRegistry observationRegistry) {
+		this.observationRegistry = observationRegistry;
+	}
+
+	/** The registry enqueue calls are observed with ({@link ObservationRegistry#NOOP} by default). */
+	public ObservationRegistry getObservationRegistry() {
+		return this.observationRegistry;
+	}
+
+	/** Replace the default enqueue observation names and tags. */
+	public void setEnqueueObservationConvention(@Nullable QueueEnqueueObservationConvention convention) {
+		this.enqueueConvention = convention;
+	}
+
 	/** The engine settings. */
 	public QueueSettings getSettings() {
 		return this.settings;
@@ -183,10 +210,33 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 			}
 			serialized.add(bytes);
 		}
+		if (this.observationRegistry.isNoop()) {
+			return enqueueSerialized(queue, k, serialized, options, options.getHeaders());
+		}
+		Observation observation = Observation.createNotStarted(this.enqueueConvention,
+				QueueEnqueueObservationConvention.DEFAULT,
+				() -> new QueueEnqueueContext(queue, serialized.size(), options.getHeaders()), this.observationRegistry);
+		observation.start();
+		try (Observation.Scope scope = observation.openScope()) {
+			Map<String, String> headers = (observation.getContext() instanceof QueueEnqueueContext context)
+					? context.getHeaders() : options.getHeaders();
+			return enqueueSerialized(queue, k, serialized, options, headers);
+		}
+		catch (RuntimeException ex) {
+			observation.error(ex);
+			throw ex;
+		}
+		finally {
+			observation.stop();
+		}
+	}
+
+	private List<EnqueueResult> enqueueSerialized(String queue, QueueKeys k, List<byte[]> serialized,
+			JobOptions options, Map<String, String> headerValues) {
 		register(k);
 		byte[][] shared = jobOptionArgs(options);
-		byte[] headers = this.serializer.serializeHeaders(options.getHeaders());
-		List<EnqueueResult> results = new ArrayList<>(payloads.size());
+		byte[] headers = this.serializer.serializeHeaders(headerValues);
+		List<EnqueueResult> results = new ArrayList<>(serialized.size());
 		int chunk = this.settings.enqueueChunk();
 		for (int from = 0; from < serialized.size(); from += chunk) {
 			List<byte[]> part = serialized.subList(from, Math.min(from + chunk, serialized.size()));

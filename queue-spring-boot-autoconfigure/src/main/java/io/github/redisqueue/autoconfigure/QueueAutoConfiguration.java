@@ -6,10 +6,13 @@ import io.github.redisqueue.core.QueueSettings;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.support.converter.JacksonJobSerializer;
 import io.github.redisqueue.support.converter.JobSerializer;
+import io.github.redisqueue.support.micrometer.QueueEnqueueObservationConvention;
+import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -74,6 +77,23 @@ public final class QueueAutoConfiguration {
 		QueueTemplate template = new QueueTemplate(queueConnections, serializer, settings, scripts);
 		events.ifAvailable(template::setJobEvents);
 		return template;
+	}
+
+	/**
+	 * Observes enqueue calls of every {@link QueueTemplate} bean that has no registry of its own,
+	 * once all singletons exist: the observation registry reaches the meter registry, whose
+	 * binders need the template, so the template cannot ask for it when it is created.
+	 */
+	@Bean
+	static SmartInitializingSingleton queueTemplateObservationInitializer(ObjectProvider<QueueTemplate> templates,
+			ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<QueueEnqueueObservationConvention> convention) {
+		return () -> observationRegistry.ifUnique((registry) -> templates.orderedStream().forEach((template) -> {
+			if (template.getObservationRegistry().isNoop()) {
+				template.setObservationRegistry(registry);
+				convention.ifUnique(template::setEnqueueObservationConvention);
+			}
+		}));
 	}
 
 	/**

@@ -4,9 +4,11 @@ import io.github.redisqueue.actuate.endpoint.QueuesEndpoint;
 import io.github.redisqueue.autoconfigure.endpoint.QueuesEndpointAutoConfiguration;
 import io.github.redisqueue.autoconfigure.health.QueueHealthContributorAutoConfiguration;
 import io.github.redisqueue.autoconfigure.metrics.QueueMetricsAutoConfiguration;
+import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.health.QueueHealthIndicator;
 import io.github.redisqueue.listener.WorkerHeartbeat;
 import io.github.redisqueue.support.micrometer.QueueMetricsBinder;
+import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -17,7 +19,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Conditions of the health indicator, the {@code queues} endpoint and the worker heartbeat.
+ * Conditions of the health indicator, the {@code queues} endpoint and the worker heartbeat; the
+ * template observed with the application's observation registry.
  */
 class ObservabilityAutoConfigurationTests {
 
@@ -59,6 +62,16 @@ class ObservabilityAutoConfigurationTests {
 		this.contextRunner.run((context) -> assertThat(context).hasSingleBean(WorkerHeartbeat.class));
 		this.contextRunner.withPropertyValues("queue.workers.enabled=false")
 			.run((context) -> assertThat(context).doesNotHaveBean(WorkerHeartbeat.class));
+	}
+
+	@Test
+	void templateIsObservedWithTheApplicationsObservationRegistry() {
+		ObservationRegistry registry = ObservationRegistry.create();
+		this.contextRunner.withBean(ObservationRegistry.class, () -> registry)
+			.run((context) -> assertThat(context.getBean(QueueTemplate.class).getObservationRegistry())
+				.isSameAs(registry));
+		this.contextRunner.run((context) -> assertThat(context.getBean(QueueTemplate.class).getObservationRegistry())
+			.isSameAs(ObservationRegistry.NOOP));
 	}
 
 }
