@@ -50,6 +50,14 @@ public interface QueueAdminOperations {
 	List<WorkerInfo> workers();
 
 	/**
+	 * Every registered queue with its counts, and the live workers, in one pipelined round trip
+	 * (plus one more the first time a queue is seen). Meant for health checks, gauges and
+	 * dashboards; it never scans jobs.
+	 * @return the overview
+	 */
+	QueueOverview overview();
+
+	/**
 	 * One job with its state.
 	 * @param queue the queue name
 	 * @param id the job id

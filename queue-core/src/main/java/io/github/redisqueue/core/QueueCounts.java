@@ -19,10 +19,12 @@ import org.jspecify.annotations.Nullable;
  * expired, reaped, duplicates
  * @param headAge how long the job at the head of the queue (the next to run: the oldest of the
  * highest priority) has been ready, by the Redis clock; {@code null} when no job is ready
+ * @param throughput jobs completed per second over about the last minute (50 to 60 seconds, in
+ * buckets of 10 seconds), across every consumer of the queue
  * @since 0.1.0
  */
 public record QueueCounts(String queue, long ready, long delayed, long inFlight, long dead, long completed,
-		boolean paused, Map<String, Long> totals, @Nullable Duration headAge) {
+		boolean paused, Map<String, Long> totals, @Nullable Duration headAge, double throughput) {
 
 	/** Jobs that still have to run: ready, delayed and in flight. */
 	public long pending() {

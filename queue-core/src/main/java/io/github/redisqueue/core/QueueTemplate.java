@@ -15,8 +15,14 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.github.redisqueue.support.converter.JacksonJobSerializer;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.github.redisqueue.support.converter.JobConversionException;
 import io.github.redisqueue.support.converter.JobSerializer;
 import io.github.redisqueue.support.micrometer.QueueEnqueueContext;
@@ -28,6 +34,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisPipelineException;
 import org.springframework.data.redis.connection.ReturnType;
@@ -91,6 +98,8 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	private final Set<String> registered = ConcurrentHashMap.newKeySet();
 
 	private volatile boolean layoutChecked;
+
+	private final Set<String> overviewQueues = new java.util.concurrent.ConcurrentSkipListSet<>();
 
 	private volatile JobEvents events = JobEvents.NONE;
 
@@ -437,18 +446,7 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 		if (names.isEmpty()) {
 			return Map.of();
 		}
-		List<Object> replies;
-		try {
-			replies = inspectPipelined(names);
-		}
-		catch (RuntimeException ex) {
-			if (!isNoScript(ex)) {
-				throw ex;
-			}
-			// the script cache was emptied (restart, failover, SCRIPT FLUSH): load and try once more
-			preloadScripts();
-			replies = inspectPipelined(names);
-		}
+		List<Object> replies = inspectPipelined(names, false);
 		Map<String, QueueCounts> counts = new java.util.LinkedHashMap<>();
 		for (int i = 0; i < names.size(); i++) {
 			@SuppressWarnings("unchecked")
@@ -458,18 +456,121 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 		return counts;
 	}
 
-	private List<Object> inspectPipelined(List<String> names) {
-		byte[] sha = utf8(this.scripts.inspect().getSha1());
+	@Override
+	public QueueOverview overview() {
+		List<String> known = List.copyOf(this.overviewQueues);
+		List<Object> replies = inspectPipelined(known, true);
+		Set<String> names = new TreeSet<>();
+		if (replies.get(0) instanceof Collection<?> members) {
+			members.forEach((member) -> names.add(text(member)));
+		}
+		List<WorkerInfo> workers = workerList(replies.get(1));
+		Map<String, QueueCounts> counts = new java.util.TreeMap<>();
+		for (int i = 0; i < known.size(); i++) {
+			if (names.contains(known.get(i))) {
+				@SuppressWarnings("unchecked")
+				List<Object> reply = (List<Object>) replies.get(i + 2);
+				counts.put(known.get(i), counts(known.get(i), reply));
+			}
+		}
+		List<String> added = names.stream().filter((name) -> !counts.containsKey(name)).toList();
+		if (!added.isEmpty()) {
+			// queues first seen: one more round trip, this time only
+			counts.putAll(counts(added));
+			this.overviewQueues.addAll(added);
+		}
+		return new QueueOverview(Collections.unmodifiableMap(counts), workers);
+	}
+
+	/**
+	 * Runs the inspect script for each queue in one pipeline, after the queue registry and the
+	 * worker list when {@code overview} is set; reloads the scripts once when Redis lost them.
+	 */
+	private List<Object> inspectPipelined(List<String> names, boolean overview) {
+		try {
+			return inspectPipelinedOnce(names, overview);
+		}
+		catch (RuntimeException ex) {
+			if (!isNoScript(ex)) {
+				throw ex;
+			}
+			// the script cache was emptied (restart, failover, SCRIPT FLUSH): load and try once more
+			preloadScripts();
+			return inspectPipelinedOnce(names, overview);
+		}
+	}
+
+	private List<Object> inspectPipelinedOnce(List<String> names, boolean overview) {
+		byte[] inspectSha = utf8(this.scripts.inspect().getSha1());
+		byte[] registry = utf8(QueueKeys.registryKey(this.settings.keyPrefix()));
+		byte[] workersSha = utf8(this.scripts.workers().getSha1());
+		byte[] workers = utf8(workersTag());
+		byte[] workerPrefix = utf8(workersTag() + ":");
+		List<Object> replies = this.redis.execute((RedisCallback<List<Object>>) (connection) -> {
+			if (connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> commands) {
+				// Lettuce: send every command on the shared connection at once and then wait for
+				// all answers; a pipeline would open a dedicated connection for each call
+				@SuppressWarnings("unchecked")
+				RedisClusterAsyncCommands<byte[], byte[]> async = (RedisClusterAsyncCommands<byte[], byte[]>) commands;
+				List<RedisFuture<?>> futures = new ArrayList<>(names.size() + 2);
+				if (overview) {
+					futures.add(async.smembers(registry));
+					futures.add(async.evalsha(text(workersSha), ScriptOutputType.MULTI, new byte[][] { workers },
+							workerPrefix));
+				}
+				for (String name : names) {
+					QueueKeys k = keys(name);
+					futures.add(async.evalsha(text(inspectSha), ScriptOutputType.MULTI,
+							k.scriptKeys().toArray(byte[][]::new), k.jobPrefix(), k.uniquePrefix(), EMPTY));
+				}
+				return awaitAll(futures);
+			}
+			return null;
+		});
+		if (replies != null) {
+			return replies;
+		}
 		return this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
+			if (overview) {
+				connection.setCommands().sMembers(registry);
+				connection.scriptingCommands().evalSha(workersSha, ReturnType.MULTI, 1, workers, workerPrefix);
+			}
 			for (String name : names) {
 				QueueKeys k = keys(name);
 				List<byte[]> keysAndArgs = new ArrayList<>(k.scriptKeys());
 				Collections.addAll(keysAndArgs, k.jobPrefix(), k.uniquePrefix(), EMPTY);
 				connection.scriptingCommands()
-					.evalSha(sha, ReturnType.MULTI, k.scriptKeys().size(), keysAndArgs.toArray(byte[][]::new));
+					.evalSha(inspectSha, ReturnType.MULTI, k.scriptKeys().size(), keysAndArgs.toArray(byte[][]::new));
 			}
 			return null;
 		}, null);
+	}
+
+	private List<Object> awaitAll(List<RedisFuture<?>> futures) {
+		long deadline = System.nanoTime() + commandTimeout().toNanos();
+		List<Object> replies = new ArrayList<>(futures.size());
+		for (RedisFuture<?> future : futures) {
+			try {
+				replies.add(future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+			}
+			catch (ExecutionException ex) {
+				throw (ex.getCause() instanceof RuntimeException cause) ? cause
+						: new QueueException("Redis command failed", ex.getCause());
+			}
+			catch (TimeoutException ex) {
+				throw new QueueException("Redis did not answer within " + commandTimeout(), ex);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new QueueException("Interrupted while waiting for Redis", ex);
+			}
+		}
+		return replies;
+	}
+
+	private Duration commandTimeout() {
+		return (this.connectionFactory instanceof LettuceConnectionFactory lettuce)
+				? Duration.ofMillis(lettuce.getTimeout()) : Duration.ofMinutes(1);
 	}
 
 	private void waited(String queue, long millis) {
@@ -514,13 +615,14 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 		return new QueueCounts(queue, longValue(reply.get(0)), longValue(reply.get(1)), longValue(reply.get(2)),
 				longValue(reply.get(3)), longValue(reply.get(4)), longValue(reply.get(5)) == 1,
 				totals((List<?>) reply.get(6)),
-				(longValue(reply.get(7)) >= 0) ? Duration.ofMillis(longValue(reply.get(7))) : null);
+				(longValue(reply.get(7)) >= 0) ? Duration.ofMillis(longValue(reply.get(7))) : null,
+				longValue(reply.get(8)) * 1000.0 / Math.max(1, longValue(reply.get(9))));
 	}
 
 	@Override
 	@SuppressWarnings({ "unchecked", "rawtypes" })
 	public void heartbeat(WorkerInfo worker, Duration timeToLive) {
-		String tag = "{" + this.settings.keyPrefix() + ":workers}";
+		String tag = workersTag();
 		List<byte[]> args = new ArrayList<>();
 		Collections.addAll(args, utf8(worker.id()), num(timeToLive.toMillis()), ascii("host"), utf8(worker.host()),
 				ascii("queues"), utf8(String.join(",", worker.queues())), ascii("runningJobs"),
@@ -533,9 +635,18 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	@Override
 	@SuppressWarnings({ "unchecked", "rawtypes" })
 	public List<WorkerInfo> workers() {
-		String tag = "{" + this.settings.keyPrefix() + ":workers}";
-		List<Object> reply = (List<Object>) this.redis.execute((RedisScript) this.scripts.workers(), BYTES,
-				(RedisSerializer) BYTES, List.of(utf8(tag)), utf8(tag + ":"));
+		String tag = workersTag();
+		return workerList(this.redis.execute((RedisScript) this.scripts.workers(), BYTES, (RedisSerializer) BYTES,
+				List.of(utf8(tag)), utf8(tag + ":")));
+	}
+
+	private String workersTag() {
+		return "{" + this.settings.keyPrefix() + ":workers}";
+	}
+
+	@SuppressWarnings("unchecked")
+	private static List<WorkerInfo> workerList(@Nullable Object result) {
+		List<Object> reply = (List<Object>) result;
 		List<WorkerInfo> workers = new ArrayList<>();
 		for (int i = 0; reply != null && i + 1 < reply.size(); i += 2) {
 			Map<String, byte[]> f = new HashMap<>();
@@ -554,7 +665,11 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	private static Map<String, Long> totals(List<?> flat) {
 		Map<String, Long> totals = new HashMap<>();
 		for (int i = 0; i + 1 < flat.size(); i += 2) {
-			totals.put(text(flat.get(i)), Long.parseLong(text(flat.get(i + 1))));
+			String name = text(flat.get(i));
+			if (!name.startsWith("~")) {
+				// fields starting with ~ are the buckets of the recent throughput
+				totals.put(name, Long.parseLong(text(flat.get(i + 1))));
+			}
 		}
 		return Collections.unmodifiableMap(totals);
 	}
@@ -586,7 +701,7 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 		}
 		List<Object> reply = run(this.scripts.inspect(), keys(queue), List.of(DEAD, num(offset), num(count)));
 		List<DeadJob> jobs = new ArrayList<>();
-		for (int at = 8; at + 5 < reply.size(); at += 6) {
+		for (int at = 10; at + 5 < reply.size(); at += 6) {
 			jobs.add(new DeadJob(text(reply.get(at)), (byte[]) reply.get(at + 1), headers(queue, reply.get(at + 2)),
 					(int) longValue(reply.get(at + 3)), text(reply.get(at + 4)),
 					Instant.ofEpochMilli(longValue(reply.get(at + 5)))));

@@ -149,6 +149,40 @@ local function promote(now, limit)
   return promoted, expired
 end
 
+-- completions are also counted in 10-second buckets, kept in seven slots of the stats hash
+-- (fields ~b<slot> = bucket number, ~n<slot> = count), for the throughput of the last minute
+local BUCKET_MS, SLOTS = 10000, 7
+
+local function count_completed(n, now)
+  redis.call('HINCRBY', K_STATS, 'completed', n)
+  local bucket = math.floor(now / BUCKET_MS)
+  local slot = bucket % SLOTS
+  if tonumber(redis.call('HGET', K_STATS, '~b' .. slot)) == bucket then
+    redis.call('HINCRBY', K_STATS, '~n' .. slot, n)
+  else
+    redis.call('HSET', K_STATS, '~b' .. slot, bucket, '~n' .. slot, n)
+  end
+end
+
+-- completions in the current bucket and the five before it, and the span they cover in ms
+local function completed_recently(now)
+  local bucket = math.floor(now / BUCKET_MS)
+  local fields = {}
+  for slot = 0, SLOTS - 1 do
+    fields[#fields + 1] = '~b' .. slot
+    fields[#fields + 1] = '~n' .. slot
+  end
+  local f = redis.call('HMGET', K_STATS, unpack(fields))
+  local sum = 0
+  for i = 1, #f, 2 do
+    local b = tonumber(f[i])
+    if b and b > bucket - 6 and b <= bucket then
+      sum = sum + (tonumber(f[i + 1]) or 0)
+    end
+  end
+  return sum, 5 * BUCKET_MS + (now % BUCKET_MS)
+end
+
 -- acknowledges one job held under token; returns 1 done, 0 stale token, -1 no such job
 local function complete_job(id, token, retention, now)
   local jk = JOB .. id

@@ -13,6 +13,6 @@ for i = 4, #ARGV, 2 do
   out[#out + 1] = result
 end
 if done > 0 then
-  redis.call('HINCRBY', K_STATS, 'completed', done)
+  count_completed(done, now)
 end
 return out

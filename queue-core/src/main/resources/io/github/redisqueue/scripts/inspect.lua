@@ -1,8 +1,8 @@
 -- Counts per state of one queue, read-only. ARGV[3] = 'dead' to also list dead letters from
 -- ARGV[4] (offset, newest first) for ARGV[5] jobs.
 -- Returns ready, delayed, in flight, dead, completed, paused (1/0), counters (flat hash), age in
--- ms of the job at the head of the queue (the next to run; -1 when none is ready), then per dead
--- job: id, payload, headers, attempts, error, time of death.
+-- ms of the job at the head of the queue (the next to run; -1 when none is ready), completions
+-- of about the last minute and the ms they cover, then per dead job: id, payload, headers, attempts, error, time of death.
 local head_age = -1
 local head = redis.call('ZRANGE', K_READY, 0, 0)
 if head[1] then
@@ -12,9 +12,10 @@ if head[1] then
     head_age = math.max(0, now_ms() - since)
   end
 end
+local recent, span = completed_recently(now_ms())
 local out = {redis.call('ZCARD', K_READY), redis.call('ZCARD', K_DELAYED),
   redis.call('ZCARD', K_INFLIGHT), redis.call('ZCARD', K_DEAD), redis.call('ZCARD', K_DONE),
-  redis.call('EXISTS', K_PAUSED), redis.call('HGETALL', K_STATS), head_age}
+  redis.call('EXISTS', K_PAUSED), redis.call('HGETALL', K_STATS), head_age, recent, span}
 if ARGV[3] == 'dead' then
   local offset, count = tonumber(ARGV[4]), tonumber(ARGV[5])
   local ids = redis.call('ZREVRANGE', K_DEAD, offset, offset + count - 1, 'WITHSCORES')

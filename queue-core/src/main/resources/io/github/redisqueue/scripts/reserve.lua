@@ -18,7 +18,7 @@ for i = 9, #ARGV, 2 do
   end
 end
 if completed > 0 then
-  redis.call('HINCRBY', K_STATS, 'completed', completed)
+  count_completed(completed, now)
 end
 local n, lease, worker = tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
 local reclaimed = reclaim(now, tonumber(ARGV[6]))

@@ -6,8 +6,11 @@ import java.util.Map;
 
 import io.github.redisqueue.listener.WorkerHeartbeat;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
+import io.github.redisqueue.test.RedisServerProcess;
+import io.github.redisqueue.test.TestRedis;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,8 +44,10 @@ class WorkerRegistryIntegrationTests extends AbstractRedisIntegrationTests {
 		heartbeat.start();
 		try {
 			await().atMost(Duration.ofSeconds(5)).until(() -> queues.workers().size() == 1);
-			await().pollDelay(Duration.ofMillis(600)).atMost(Duration.ofSeconds(2)).until(() -> true);
-			assertThat(queues.workers()).extracting(WorkerInfo::id).containsExactly("w2");
+			// listed throughout twice its time to live
+			await().during(Duration.ofMillis(600))
+				.atMost(Duration.ofSeconds(2))
+				.until(() -> queues.workers().stream().map(WorkerInfo::id).toList().equals(List.of("w2")));
 		}
 		finally {
 			heartbeat.stop();
@@ -66,6 +71,43 @@ class WorkerRegistryIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(counts.get("a").ready()).isEqualTo(3);
 		assertThat(counts.get("b").delayed()).isEqualTo(1);
 		assertThat(counts.get("empty").pending()).isZero();
+	}
+
+	@Test
+	void overviewReadsRegistryWorkersAndEveryQueueInOnePipelineAndNoOtherCommand() {
+		try (RedisServerProcess server = TestRedis.startPrivate()) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.endpoint());
+			try {
+				QueueTemplate queues = new QueueTemplate(factory);
+				queues.enqueueAll("a", List.of(1, 2, 3), JobOptions.defaults());
+				queues.enqueue("b", 1, JobOptions.builder().delay(Duration.ofHours(1)).build());
+				queues.enqueue("c", 1);
+				queues.heartbeat(new WorkerInfo("w1", "host-a", List.of("a"), 0, null, null), Duration.ofMinutes(1));
+
+				QueueOverview first = queues.overview();
+				assertThat(first.queues()).containsOnlyKeys("a", "b", "c");
+				assertThat(first.queues().get("a").ready()).isEqualTo(3);
+				assertThat(first.queues().get("b").delayed()).isEqualTo(1);
+				assertThat(first.workers()).extracting(WorkerInfo::id).containsExactly("w1");
+
+				TestRedis.resetCommandStats(server.endpoint());
+				QueueOverview second = queues.overview();
+				assertThat(second.queues()).containsOnlyKeys("a", "b", "c");
+				Map<String, Long> stats = TestRedis.commandStats(server.endpoint());
+				// the client sent one SMEMBERS and four EVALSHA (workers, three queues) on the shared
+				// connection (no new connection, so no HELLO); the rest are the scripts' own reads,
+				// none of which walks jobs
+				assertThat(stats).doesNotContainKeys("hello", "scan", "keys", "hscan", "sscan")
+					.containsEntry("smembers", 1L)
+					.containsEntry("evalsha", 4L);
+
+				queues.enqueue("d", 1);
+				assertThat(queues.overview().queues()).containsOnlyKeys("a", "b", "c", "d");
+			}
+			finally {
+				factory.destroy();
+			}
+		}
 	}
 
 }

@@ -1,7 +1,6 @@
 package io.github.redisqueue.listener;
 
 import java.time.Duration;
-import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redisqueue.core.QueueTemplate;
@@ -9,7 +8,6 @@ import io.github.redisqueue.test.RedisServerProcess;
 import io.github.redisqueue.test.TestRedis;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,11 +34,13 @@ class IdleContainerIntegrationTests {
 				container = new QueueListenerContainer("idle", "idle", queues, (job, ack) -> handled.incrementAndGet(),
 						ContainerOptions.defaults().withPollInterval(POLL).withConcurrency(4), null, null);
 				container.start();
-				await().atMost(Duration.ofSeconds(5)).until(() -> commandCalls(factory, "blmove") >= 1);
+				await().atMost(Duration.ofSeconds(5))
+					.until(() -> TestRedis.commandStats(server.endpoint()).getOrDefault("blmove", 0L) >= 1);
 
-				resetStats(factory);
+				TestRedis.resetCommandStats(server.endpoint());
+				// the window is the measurement itself: count what an idle container sends in it
 				await().pollDelay(WINDOW).atMost(WINDOW.plusSeconds(1)).until(() -> true);
-				long commands = totalCommandsExceptStats(factory);
+				long commands = TestRedis.commandStats(server.endpoint()).values().stream().mapToLong(Long::longValue).sum();
 
 				long intervals = WINDOW.toMillis() / POLL.toMillis();
 				assertThat(commands).as("commands sent by an idle container in %s intervals", intervals)
@@ -58,43 +58,6 @@ class IdleContainerIntegrationTests {
 				factory.destroy();
 			}
 		}
-	}
-
-	private static void resetStats(LettuceConnectionFactory factory) {
-		try (RedisConnection connection = factory.getConnection()) {
-			connection.serverCommands().resetConfigStats();
-		}
-	}
-
-	private static long commandCalls(LettuceConnectionFactory factory, String command) {
-		Properties stats = commandStats(factory);
-		return calls(stats.getProperty("cmdstat_" + command));
-	}
-
-	private static long totalCommandsExceptStats(LettuceConnectionFactory factory) {
-		Properties stats = commandStats(factory);
-		long total = 0;
-		for (String name : stats.stringPropertyNames()) {
-			if (!name.equals("cmdstat_info") && !name.equals("cmdstat_config")) {
-				total += calls(stats.getProperty(name));
-			}
-		}
-		return total;
-	}
-
-	private static Properties commandStats(LettuceConnectionFactory factory) {
-		try (RedisConnection connection = factory.getConnection()) {
-			return connection.serverCommands().info("commandstats");
-		}
-	}
-
-	private static long calls(String stat) {
-		if (stat == null) {
-			return 0;
-		}
-		// calls=12,usec=...
-		String calls = stat.substring(stat.indexOf("calls=") + 6);
-		return Long.parseLong(calls.substring(0, calls.indexOf(',')));
 	}
 
 }

@@ -8,6 +8,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
@@ -127,6 +129,45 @@ public final class TestRedis {
 		}
 		catch (IOException ex) {
 			throw new IllegalStateException("Cannot FLUSHALL " + endpoint.uri() + " (" + endpoint.origin() + "): " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Calls per command since the last {@link #resetCommandStats}, from {@code INFO commandstats}
+	 * (commands run inside scripts included; INFO and CONFIG themselves left out).
+	 * @param endpoint the endpoint
+	 * @return calls by lower-case command name (subcommands as {@code config|resetstat})
+	 */
+	public static Map<String, Long> commandStats(RedisEndpoint endpoint) {
+		Map<String, Long> calls = new TreeMap<>();
+		for (String line : command(endpoint, "INFO", "commandstats").split("\r?\n")) {
+			// cmdstat_evalsha:calls=4,usec=680,...
+			if (line.startsWith("cmdstat_")) {
+				String name = line.substring("cmdstat_".length(), line.indexOf(':'));
+				String rest = line.substring(line.indexOf("calls=") + "calls=".length());
+				if (!name.equals("info") && !name.startsWith("config")) {
+					calls.put(name, Long.parseLong(rest.substring(0, rest.indexOf(','))));
+				}
+			}
+		}
+		return calls;
+	}
+
+	/**
+	 * Reset the command statistics ({@code CONFIG RESETSTAT}).
+	 * @param endpoint the endpoint
+	 */
+	public static void resetCommandStats(RedisEndpoint endpoint) {
+		command(endpoint, "CONFIG", "RESETSTAT");
+	}
+
+	private static String command(RedisEndpoint endpoint, String... args) {
+		try {
+			return RespClient.call(endpoint.host(), endpoint.port(), args);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Cannot run " + String.join(" ", args) + " on " + endpoint.uri() + " ("
+					+ endpoint.origin() + "): " + ex.getMessage(), ex);
 		}
 	}
 

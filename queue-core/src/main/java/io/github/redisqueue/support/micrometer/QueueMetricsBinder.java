@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * (one pipelined round trip), never per scrape: {@code queue.jobs} with tags {@code queue} and
  * {@code state} ({@code ready}, {@code delayed}, {@code in_flight}, {@code dead}), and
  * {@code queue.head.age} (how long the next job to run has been ready) and
- * {@code queue.paused} (1 or 0) with tag {@code queue}. Queues that appear later get their
+ * {@code queue.paused} (1 or 0) and {@code queue.throughput} (completions per second over about
+ * the last minute, by every consumer) with tag {@code queue}. Queues that appear later get their
  * gauges at the next refresh.
  *
  * @since 0.1.0
@@ -70,7 +71,7 @@ public class QueueMetricsBinder implements MeterBinder, AutoCloseable {
 	/** Read every queue's counts now and register gauges for new queues. */
 	public void refresh() {
 		try {
-			Map<String, QueueCounts> counts = this.operations.counts(this.operations.queues());
+			Map<String, QueueCounts> counts = this.operations.overview().queues();
 			this.latest.putAll(counts);
 			MeterRegistry meters = this.registry;
 			if (meters != null) {
@@ -98,6 +99,12 @@ public class QueueMetricsBinder implements MeterBinder, AutoCloseable {
 			QueueCounts counts = binder.latest.get(queue);
 			return (counts != null && counts.paused()) ? 1 : 0;
 		}).tag("queue", queue).description("Whether the queue is paused (1) or not (0)").register(meters);
+		Gauge.builder("queue.throughput", this, (binder) -> {
+			QueueCounts counts = binder.latest.get(queue);
+			return (counts != null) ? counts.throughput() : Double.NaN;
+		}).tag("queue", queue)
+			.description("Jobs completed per second over about the last minute, by every consumer")
+			.register(meters);
 	}
 
 	private void gauge(MeterRegistry meters, String queue, String state,

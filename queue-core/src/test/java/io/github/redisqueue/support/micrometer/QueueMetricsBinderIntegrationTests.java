@@ -27,6 +27,12 @@ class QueueMetricsBinderIntegrationTests extends AbstractRedisIntegrationTests {
 			await().atMost(Duration.ofSeconds(5))
 				.until(() -> gauge(registry, "emails", "ready") == 3);
 
+			assertThat(registry.get("queue.throughput").tag("queue", "emails").gauge().value()).isZero();
+			queues.complete("emails", queues.reserve("emails", 1, Duration.ofMinutes(1)).get(0).ref());
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> registry.get("queue.throughput").tag("queue", "emails").gauge().value() > 0);
+
+			queues.enqueue("emails", 4);
 			queues.reserve("emails", 1, Duration.ofMinutes(1));
 			queues.enqueue("sms", "x", JobOptions.builder().delay(Duration.ofHours(1)).build());
 			queues.pause("emails");

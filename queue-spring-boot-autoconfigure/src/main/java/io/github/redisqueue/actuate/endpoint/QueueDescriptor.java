@@ -15,15 +15,18 @@ import io.github.redisqueue.core.QueueCounts;
  * @param paused whether the queue is paused
  * @param totals running counters (enqueued, completed, failed, dead, expired, reaped, duplicates)
  * @param headAgeMillis how long the next job to run has been ready (0 when none is ready)
+ * @param throughputPerSecond jobs completed per second over about the last minute, by every
+ * consumer of the queue
  * @since 0.1.0
  */
 public record QueueDescriptor(long ready, long delayed, long inFlight, long dead, long completed, boolean paused,
-		Map<String, Long> totals, long headAgeMillis) {
+		Map<String, Long> totals, long headAgeMillis, double throughputPerSecond) {
 
 	static QueueDescriptor of(QueueCounts counts) {
 		return new QueueDescriptor(counts.ready(), counts.delayed(), counts.inFlight(), counts.dead(),
 				counts.completed(), counts.paused(), counts.totals(),
-				(counts.headAge() != null) ? counts.headAge().toMillis() : 0);
+				(counts.headAge() != null) ? counts.headAge().toMillis() : 0,
+				Math.round(counts.throughput() * 100) / 100.0);
 	}
 
 }

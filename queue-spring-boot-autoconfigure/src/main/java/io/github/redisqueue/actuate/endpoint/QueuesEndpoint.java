@@ -37,7 +37,7 @@ public class QueuesEndpoint {
 	@ReadOperation
 	public Map<String, QueueDescriptor> queues() {
 		Map<String, QueueDescriptor> queues = new LinkedHashMap<>();
-		this.operations.counts(this.operations.queues()).forEach((name, counts) -> queues.put(name, QueueDescriptor.of(counts)));
+		this.operations.overview().queues().forEach((name, counts) -> queues.put(name, QueueDescriptor.of(counts)));
 		return queues;
 	}
 

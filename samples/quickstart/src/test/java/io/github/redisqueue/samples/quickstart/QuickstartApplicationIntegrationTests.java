@@ -42,6 +42,8 @@ class QuickstartApplicationIntegrationTests {
 			await().atMost(Duration.ofSeconds(10)).until(() -> sender.sent() == 1);
 			await().atMost(Duration.ofSeconds(10)).until(() -> get(base + "/emails").contains("mail server refused"));
 			assertThat(get(base + "/actuator/health")).contains("\"status\":\"UP\"");
+			// one email completed within the last minute
+			assertThat(get(base + "/actuator/queues")).containsPattern("\"throughputPerSecond\":0\\.0[1-2]");
 		}
 	}
 
@@ -74,7 +76,10 @@ class QuickstartApplicationIntegrationTests {
 				.contains("queue_job_outcomes_total{")
 				.contains("outcome=\"dead_lettered\"")
 				.contains("queue_listener_seconds_count{")
-				.contains("listener_id=\"email-sender\"");
+				.contains("listener_id=\"email-sender\"")
+				.contains("queue_enqueue_seconds_count{")
+				.contains("queue_job_wait_seconds_count{")
+				.contains("queue_throughput{");
 		}
 	}
 
