@@ -69,6 +69,8 @@ public class QueueListenerContainer implements SmartLifecycle {
 
 	private volatile boolean running;
 
+	private volatile @Nullable Throwable failure;
+
 	private @Nullable FetchLoop fetchLoop;
 
 	private @Nullable Thread fetchThread;
@@ -216,7 +218,8 @@ public class QueueListenerContainer implements SmartLifecycle {
 					new LeaseKeeper(this.template, this.queue, this.options.lease(), loop::running), every, every,
 					TimeUnit.MILLISECONDS);
 		}
-		Thread thread = threads("queue-" + this.id + "-fetch-").newThread(loop);
+		this.failure = null;
+		Thread thread = threads("queue-" + this.id + "-fetch-").newThread(() -> fetch(loop));
 		this.fetchThread = thread;
 		thread.start();
 		logger.debug("Started container '{}' on queue '{}' ({} threads)", this.id, this.queue,
@@ -264,6 +267,28 @@ public class QueueListenerContainer implements SmartLifecycle {
 		}
 		this.fetchLoop = null;
 		this.fetchThread = null;
+	}
+
+	private void fetch(FetchLoop loop) {
+		try {
+			loop.run();
+		}
+		catch (Throwable ex) {
+			// Redis failures are retried inside the loop: this is an Error or a broken executor
+			this.failure = ex;
+			logger.error("Container '{}' of queue '{}' stopped fetching unexpectedly; it takes no new jobs until "
+					+ "it is restarted", this.id, this.queue, ex);
+			giveBackPrefetched(loop);
+		}
+	}
+
+	/**
+	 * Why the container stopped fetching on its own while it should be running, if it did: its
+	 * fetch loop ended on an error it cannot retry (jobs it had reserved but not started were
+	 * given back). {@code null} while it works, and after a stop.
+	 */
+	public @Nullable Throwable getFailure() {
+		return this.running ? this.failure : null;
 	}
 
 	private void giveBackPrefetched(FetchLoop loop) {

@@ -20,6 +20,8 @@ import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.core.task.TaskExecutor;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -205,6 +207,38 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 		await().atMost(Duration.ofSeconds(5)).until(() -> queues.counts("resume").total("completed") == 1);
 		assertThat(calls).hasValue(1);
 		assertThat(queues.job("resume", id)).isEmpty();
+	}
+
+	@Test
+	void containerWhoseFetchLoopDiesReportsTheFailureAndGivesItsJobsBack() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		queues.enqueueAll("broken", List.of(1, 2), JobOptions.defaults());
+		TaskExecutor broken = (task) -> {
+			throw new BrokenExecutorError();
+		};
+		QueueListenerContainer container = new QueueListenerContainer("broken-container", "broken", queues,
+				(job, ack) -> {
+				}, ListenerTestSupport.fast(ContainerOptions.defaults()).withConcurrency(2), null, broken);
+		this.containers.add(container);
+		assertThat(container.getFailure()).isNull();
+		container.start();
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> container.getFailure() != null);
+		assertThat(container.getFailure()).isInstanceOf(BrokenExecutorError.class);
+		assertThat(container.isRunning()).isTrue();
+		await().atMost(Duration.ofSeconds(5)).until(() -> queues.counts("broken").ready() == 2);
+		assertThat(queues.counts("broken").inFlight()).isZero();
+
+		container.stop();
+		assertThat(container.getFailure()).isNull();
+	}
+
+	static class BrokenExecutorError extends Error {
+
+		BrokenExecutorError() {
+			super("executor broken for the test");
+		}
+
 	}
 
 }

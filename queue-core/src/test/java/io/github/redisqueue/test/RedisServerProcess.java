@@ -36,6 +36,8 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	private Process process;
 
+	private volatile boolean frozen;
+
 	/**
 	 * @param binary the redis-server executable
 	 * @param extraArgs further configuration, e.g. {@code "--appendonly", "yes"}
@@ -138,11 +140,48 @@ public final class RedisServerProcess implements AutoCloseable {
 		waitForExit();
 	}
 
+	/**
+	 * Freeze the process with SIGSTOP: connections stay open but nothing is answered, like a
+	 * server that hangs. {@link #thaw()} (or a stop) lets it go on.
+	 */
+	public void freeze() {
+		signal("STOP");
+		this.frozen = true;
+	}
+
+	/** Let a frozen process go on (SIGCONT). */
+	public void thaw() {
+		if (this.frozen) {
+			signal("CONT");
+			this.frozen = false;
+		}
+	}
+
+	private void signal(String name) {
+		if (this.process == null || !this.process.isAlive()) {
+			throw new IllegalStateException("redis-server is not running");
+		}
+		try {
+			Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(this.process.pid())).inheritIO().start();
+			if (kill.waitFor() != 0) {
+				throw new IllegalStateException("kill -" + name + " " + this.process.pid() + " failed");
+			}
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Could not run kill -" + name, ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while signalling redis-server", ex);
+		}
+	}
+
 	/** Stop the process (SIGTERM) and wait until it is gone. */
 	public void stop() {
 		if (this.process == null || !this.process.isAlive()) {
 			return;
 		}
+		thaw();
 		this.process.destroy();
 		try {
 			if (!this.process.waitFor(10, TimeUnit.SECONDS)) {

@@ -564,9 +564,36 @@ public class QueueProperties {
 		private @Nullable Long maxReady;
 
 		/**
+		 * How long the next ready job of one queue may have waited before the health turns to
+		 * the threshold status; no threshold when unset.
+		 */
+		private @Nullable Duration maxHeadAge;
+
+		/**
 		 * Health status when a threshold is passed.
 		 */
 		private String thresholdStatus = "OUT_OF_SERVICE";
+
+		/**
+		 * Longest wait for Redis's answer; past it the health is DOWN.
+		 */
+		private Duration timeout = Duration.ofSeconds(2);
+
+		public @Nullable Duration getMaxHeadAge() {
+			return this.maxHeadAge;
+		}
+
+		public void setMaxHeadAge(@Nullable Duration maxHeadAge) {
+			this.maxHeadAge = maxHeadAge;
+		}
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
+		}
 
 		public @Nullable Long getMaxDead() {
 			return this.maxDead;

@@ -8,7 +8,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -150,8 +149,14 @@ public final class FetchLoop implements Runnable {
 			this.lastReserve = System.nanoTime();
 			this.nextDue = reservation.nextDue();
 			List<ReservedJob> jobs = reservation.jobs();
-			for (ReservedJob job : jobs) {
-				dispatch(job);
+			for (int i = 0; i < jobs.size(); i++) {
+				try {
+					dispatch(jobs.get(i));
+				}
+				catch (RuntimeException | Error ex) {
+					giveBack(jobs.subList(i + 1, jobs.size()));
+					throw ex;
+				}
 			}
 			if (!jobs.isEmpty() || !this.active) {
 				return;
@@ -175,6 +180,19 @@ public final class FetchLoop implements Runnable {
 		return due != null && !Instant.now().isBefore(due);
 	}
 
+	private void giveBack(List<ReservedJob> jobs) {
+		if (jobs.isEmpty()) {
+			return;
+		}
+		try {
+			this.template.releaseAll(this.queue, jobs.stream().map(ReservedJob::ref).toList());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not give back {} undispatched jobs of queue '{}'; they return when their leases run out",
+					jobs.size(), this.queue, ex);
+		}
+	}
+
 	private void dispatch(ReservedJob job) {
 		this.slots.acquireUninterruptibly();
 		RunningJob runningJob = new RunningJob(job);
@@ -182,9 +200,10 @@ public final class FetchLoop implements Runnable {
 		try {
 			this.executor.execute(() -> this.handler.accept(runningJob));
 		}
-		catch (RejectedExecutionException ex) {
+		catch (RuntimeException | Error ex) {
+			// rejected, or the executor is broken: the job never started
 			finished(runningJob);
-			this.template.release(this.queue, job.ref());
+			giveBack(List.of(job));
 			throw ex;
 		}
 	}

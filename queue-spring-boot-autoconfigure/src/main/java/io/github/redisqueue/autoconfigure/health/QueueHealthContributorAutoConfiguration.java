@@ -1,10 +1,14 @@
 package io.github.redisqueue.autoconfigure.health;
 
+import java.util.List;
+
 import io.github.redisqueue.autoconfigure.QueueAutoConfiguration;
 import io.github.redisqueue.autoconfigure.QueueProperties;
+import io.github.redisqueue.config.QueueListenerEndpointRegistry;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.health.QueueHealthIndicator;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -27,10 +31,16 @@ public final class QueueHealthContributorAutoConfiguration {
 	@Bean(name = "queueHealthIndicator")
 	@ConditionalOnEnabledHealthIndicator("queue")
 	@ConditionalOnMissingBean(name = "queueHealthIndicator")
-	QueueHealthIndicator queueHealthIndicator(QueueTemplate queueTemplate, QueueProperties properties) {
+	QueueHealthIndicator queueHealthIndicator(QueueTemplate queueTemplate, QueueProperties properties,
+			ObjectProvider<QueueListenerEndpointRegistry> endpointRegistry) {
 		QueueProperties.Health health = properties.getHealth();
-		return new QueueHealthIndicator(queueTemplate, health.getMaxDead(), health.getMaxReady(),
-				health.getThresholdStatus());
+		return new QueueHealthIndicator(queueTemplate,
+				new QueueHealthIndicator.Thresholds(health.getMaxDead(), health.getMaxReady(), health.getMaxHeadAge(),
+						health.getThresholdStatus()),
+				health.getTimeout(), () -> {
+					QueueListenerEndpointRegistry registry = endpointRegistry.getIfAvailable();
+					return (registry != null) ? registry.getListenerContainers() : List.of();
+				});
 	}
 
 }
