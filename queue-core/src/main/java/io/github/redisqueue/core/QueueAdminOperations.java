@@ -44,6 +44,20 @@ public interface QueueAdminOperations {
 	void heartbeat(WorkerInfo worker, Duration timeToLive);
 
 	/**
+	 * Remove a worker from the registry on a clean stop (after it gave its leases back), so that
+	 * it is not taken for a worker that died.
+	 * @param workerId the worker's id
+	 */
+	void leave(String workerId);
+
+	/**
+	 * Workers whose heartbeat ran out without a clean {@link #leave}, within the last hour: the
+	 * reaper takes back the jobs they hold (see {@link #reapOnce()}) and then forgets them.
+	 * @return their ids
+	 */
+	List<String> silentWorkers();
+
+	/**
 	 * The workers whose heartbeat is still alive.
 	 * @return the live workers
 	 */
@@ -126,7 +140,9 @@ public interface QueueAdminOperations {
 	ReapResult reapOnce(String queue);
 
 	/**
-	 * One reaper pass over every known queue.
+	 * One reaper pass over every known queue. Jobs held by {@link #silentWorkers() silent
+	 * workers} (a worker id, or a worker id followed by {@code #} and a listener id) go back to
+	 * ready before their leases run out, their attempt counted, as when a lease expires.
 	 * @return what the passes did, summed
 	 */
 	ReapResult reapOnce();

@@ -44,6 +44,8 @@ public final class QueueScripts {
 
 	private final RedisScript<List> workers = new DefaultRedisScript<>(read("workers"), List.class);
 
+	private final RedisScript<List> silent = new DefaultRedisScript<>(read("silent"), List.class);
+
 	public RedisScript<List> enqueue() {
 		return this.enqueue;
 	}
@@ -90,10 +92,15 @@ public final class QueueScripts {
 		return this.workers;
 	}
 
+	/** Lists (or forgets) the workers whose heartbeat ran out without a clean leave. */
+	public RedisScript<List> silent() {
+		return this.silent;
+	}
+
 	/** Every script, for preloading. */
 	public List<RedisScript<?>> all() {
 		return List.of(this.enqueue, this.reserve, this.complete, this.fail, this.extend, this.release, this.reap,
-				this.dead, this.inspect, this.heartbeat, this.workers);
+				this.dead, this.inspect, this.heartbeat, this.workers, this.silent);
 	}
 
 	private static RedisScript<List> load(String name) {

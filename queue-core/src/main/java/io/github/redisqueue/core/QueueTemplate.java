@@ -629,7 +629,41 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 				num(worker.runningJobs()), ascii("startedAt"),
 				num((worker.startedAt() != null) ? worker.startedAt().toEpochMilli() : 0));
 		this.redis.execute((RedisScript) this.scripts.heartbeat(), BYTES, (RedisSerializer) BYTES, List.of(utf8(tag),
-				utf8(tag + ":" + worker.id())), args.toArray());
+				utf8(tag + ":" + worker.id()), utf8(silentWorkersKey())), args.toArray());
+	}
+
+	@Override
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	public void leave(String workerId) {
+		String tag = workersTag();
+		this.redis.execute((RedisScript) this.scripts.heartbeat(), BYTES, (RedisSerializer) BYTES,
+				List.of(utf8(tag), utf8(tag + ":" + workerId), utf8(silentWorkersKey())), utf8(workerId), num(0));
+	}
+
+	@Override
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	public List<String> silentWorkers() {
+		List<Object> reply = (List<Object>) this.redis.execute((RedisScript) this.scripts.silent(), BYTES,
+				(RedisSerializer) BYTES, List.of(utf8(workersTag()), utf8(silentWorkersKey())), ascii("list"));
+		List<String> ids = new ArrayList<>();
+		if (reply != null) {
+			reply.forEach((id) -> ids.add(text(id)));
+		}
+		return ids;
+	}
+
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	private void forgetSilentWorkers(List<String> ids) {
+		List<byte[]> args = new ArrayList<>();
+		args.add(ascii("forget"));
+		ids.forEach((id) -> args.add(utf8(id)));
+		this.redis.execute((RedisScript) this.scripts.silent(), BYTES, (RedisSerializer) BYTES,
+				List.of(utf8(workersTag()), utf8(silentWorkersKey())), args.toArray());
+	}
+
+	private String silentWorkersKey() {
+		// never of the form tag + ':' + id, so no worker's hash can have this name
+		return workersTag() + ".silent";
 	}
 
 	@Override
@@ -759,25 +793,40 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 
 	@Override
 	public ReapResult reapOnce(String queue) {
-		List<Object> reply = run(this.scripts.reap(), keys(queue), List.of(num(this.settings.reapBatch()),
+		return reapOnce(queue, List.of());
+	}
+
+	private ReapResult reapOnce(String queue, List<String> silentWorkers) {
+		List<byte[]> args = new ArrayList<>(List.of(num(this.settings.reapBatch()),
 				num(this.settings.completedRetention().toMillis()), num(this.settings.deadRetention().toMillis())));
+		silentWorkers.forEach((id) -> args.add(utf8(id)));
+		List<Object> reply = run(this.scripts.reap(), keys(queue), args);
 		ReapResult result = new ReapResult(longValue(reply.get(0)), longValue(reply.get(1)), longValue(reply.get(2)),
-				longValue(reply.get(3)), longValue(reply.get(4)));
-		record(queue, JobOutcome.REAPED, result.reclaimed());
+				longValue(reply.get(3)), longValue(reply.get(4)), longValue(reply.get(5)));
+		if (result.abandoned() > 0) {
+			logger.info("Took back {} jobs of queue '{}' held by workers whose heartbeat ran out: {}",
+					result.abandoned(), queue, silentWorkers);
+		}
+		record(queue, JobOutcome.REAPED, result.reclaimed() + result.abandoned());
 		record(queue, JobOutcome.EXPIRED, result.expired());
 		return result;
 	}
 
 	@Override
 	public ReapResult reapOnce() {
+		List<String> silent = silentWorkers();
 		ReapResult total = ReapResult.NONE;
 		for (String queue : queues()) {
 			try {
-				total = total.plus(reapOnce(queue));
+				total = total.plus(reapOnce(queue, silent));
 			}
 			catch (IllegalArgumentException ex) {
 				logger.warn("Skipping queue '{}' of the registry: {}", queue, ex.getMessage());
 			}
+		}
+		if (!silent.isEmpty()) {
+			// every queue has been searched for their jobs
+			forgetSilentWorkers(silent);
 		}
 		return total;
 	}

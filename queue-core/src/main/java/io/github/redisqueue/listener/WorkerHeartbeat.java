@@ -103,9 +103,8 @@ public class WorkerHeartbeat implements SmartLifecycle {
 		this.scheduler.shutdownNow();
 		this.scheduler = null;
 		try {
-			// a last heartbeat that lives one millisecond removes the entry
-			this.operations.heartbeat(new WorkerInfo(this.workerId, this.host, List.of(), 0, this.startedAt, null),
-					Duration.ofMillis(1));
+			// a clean leave: not to be taken for a worker that died
+			this.operations.leave(this.workerId);
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not remove worker {} from the registry; it expires by itself", this.workerId, ex);

@@ -74,15 +74,9 @@ local function to_dead(id, reason, now)
   redis.call('HINCRBY', K_STATS, 'dead', 1)
 end
 
--- expired leases: back to their place in ready, or dead when their attempts are used up
-local function reclaim(now, limit)
-  if limit <= 0 then
-    return 0
-  end
-  local ids = redis.call('ZRANGEBYSCORE', K_INFLIGHT, '-inf', now, 'LIMIT', 0, limit)
-  if #ids == 0 then
-    return 0
-  end
+-- takes in-flight jobs from their holder: back to their place in ready, or dead when their
+-- attempts are used up (the attempt they were on counts); returns how many went back to ready
+local function take_back(ids, now, reason)
   local back = 0
   for _, id in ipairs(ids) do
     redis.call('ZREM', K_INFLIGHT, id)
@@ -90,18 +84,30 @@ local function reclaim(now, limit)
     local f = redis.call('HMGET', jk, 'attempts', 'maxAttempts', 'score')
     if f[3] then
       if tonumber(f[1]) >= tonumber(f[2]) then
-        to_dead(id, 'lease expired on attempt ' .. f[1] .. ' of ' .. f[2], now)
+        to_dead(id, reason .. ' on attempt ' .. f[1] .. ' of ' .. f[2], now)
       else
-        redis.call('HSET', jk, 'state', 'ready', 'readyAt', now, 'worker', '', 'error', 'lease expired')
+        redis.call('HSET', jk, 'state', 'ready', 'readyAt', now, 'worker', '', 'error', reason)
         redis.call('ZADD', K_READY, f[3], id)
         back = back + 1
       end
     end
   end
-  redis.call('HINCRBY', K_STATS, 'reaped', #ids)
+  if #ids > 0 then
+    redis.call('HINCRBY', K_STATS, 'reaped', #ids)
+  end
   if back > 0 then
     wake(back)
   end
+  return back
+end
+
+-- expired leases
+local function reclaim(now, limit)
+  if limit <= 0 then
+    return 0
+  end
+  local ids = redis.call('ZRANGEBYSCORE', K_INFLIGHT, '-inf', now, 'LIMIT', 0, limit)
+  take_back(ids, now, 'lease expired')
   return #ids
 end
 

@@ -1,10 +1,25 @@
--- Records a worker's heartbeat. KEYS[1] = sorted set of workers (score = last heartbeat, ms),
--- KEYS[2] = the worker's hash; both share one hash tag. ARGV[1] worker id, ARGV[2] time to live
--- ms, then field/value pairs describing the worker. Workers silent for longer than their time to
--- live are dropped from the set. Returns the server time.
+-- Records a worker's heartbeat. KEYS[1] = sorted set of live workers (score = heartbeat
+-- deadline, ms), KEYS[2] = the worker's hash, KEYS[3] = sorted set of workers that went silent
+-- (score = when their heartbeat ran out); all share one hash tag. ARGV[1] worker id, ARGV[2]
+-- time to live ms (0 = the worker leaves cleanly: its entry is deleted), then field/value pairs
+-- describing the worker. Workers silent past their deadline move to the silent set, where the
+-- reaper finds them. Returns the server time.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local ttl = tonumber(ARGV[2])
+local silent = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES')
+for i = 1, #silent, 2 do
+  redis.call('ZADD', KEYS[3], silent[i + 1], silent[i])
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+-- forget silent workers after an hour: their leases have long run out by then
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - 3600000)
+redis.call('ZREM', KEYS[3], ARGV[1])
+if ttl <= 0 then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('DEL', KEYS[2])
+  return now
+end
 local fields = {'lastSeen', now}
 for i = 3, #ARGV do
   fields[#fields + 1] = ARGV[i]
@@ -12,5 +27,4 @@ end
 redis.call('HSET', KEYS[2], unpack(fields))
 redis.call('PEXPIRE', KEYS[2], ttl)
 redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 return now

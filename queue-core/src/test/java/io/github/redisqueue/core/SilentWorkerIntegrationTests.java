@@ -1,0 +1,80 @@
+package io.github.redisqueue.core;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.github.redisqueue.test.AbstractRedisIntegrationTests;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The reaper takes back the jobs of a worker whose heartbeat ran out long before their leases
+ * would, and leaves alone live workers, workers that left cleanly and consumers that never
+ * registered.
+ */
+class SilentWorkerIntegrationTests extends AbstractRedisIntegrationTests {
+
+	private static final Duration LONG_LEASE = Duration.ofMinutes(10);
+
+	@Test
+	void jobsOfAWorkerWhoseHeartbeatRanOutGoBackBeforeTheirLeases() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		queues.enqueueAll("mail", List.of(1, 2, 3, 4), JobOptions.defaults());
+		queues.enqueue("sms", 5);
+		queues.heartbeat(new WorkerInfo("host-a:1", "host-a", List.of("mail"), 2, null, null), Duration.ofMillis(300));
+		queues.heartbeat(new WorkerInfo("host-b:2", "host-b", List.of("mail"), 1, null, null), Duration.ofMinutes(5));
+		ReservedJob deadListener = queues.reserveBatch("mail", 1, LONG_LEASE, "host-a:1#mailer").jobs().get(0);
+		ReservedJob deadPull = queues.reserveBatch("sms", 1, LONG_LEASE, "host-a:1").jobs().get(0);
+		ReservedJob alive = queues.reserveBatch("mail", 1, LONG_LEASE, "host-b:2#mailer").jobs().get(0);
+		ReservedJob unregistered = queues.reserveBatch("mail", 1, LONG_LEASE, "host-c:3#mailer").jobs().get(0);
+		// a name that only starts like the dead worker's is someone else
+		ReservedJob lookalike = queues.reserveBatch("mail", 1, LONG_LEASE, "host-a:10#mailer").jobs().get(0);
+
+		assertThat(queues.reapOnce().abandoned()).isZero();
+		// host-a:1 stops heartbeating; host-b:2 goes on
+		await().atMost(Duration.ofSeconds(5)).until(() -> queues.silentWorkers().contains("host-a:1"));
+		assertThat(queues.silentWorkers()).containsExactly("host-a:1");
+
+		ReapResult pass = queues.reapOnce();
+		assertThat(pass.abandoned()).isEqualTo(2);
+		assertThat(pass.reclaimed()).isZero();
+		assertThat(state("mail", deadListener)).isEqualTo(JobState.READY);
+		assertThat(state("sms", deadPull)).isEqualTo(JobState.READY);
+		assertThat(queues.job("mail", deadListener.id()).orElseThrow().lastError()).contains("heartbeat");
+		assertThat(state("mail", alive)).isEqualTo(JobState.ACTIVE);
+		assertThat(state("mail", unregistered)).isEqualTo(JobState.ACTIVE);
+		assertThat(state("mail", lookalike)).isEqualTo(JobState.ACTIVE);
+		// the late acknowledgement of the dead worker is refused by its stale token
+		assertThat(queues.complete("mail", deadListener.ref())).isEqualTo(AckResult.STALE_TOKEN);
+
+		// handled once: the worker is forgotten
+		assertThat(queues.silentWorkers()).isEmpty();
+		assertThat(queues.reapOnce().abandoned()).isZero();
+	}
+
+	@Test
+	void aWorkerThatLeftCleanlyOrCameBackIsNotSilent() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		queues.enqueueAll("mail", List.of(1, 2), JobOptions.defaults());
+		queues.heartbeat(new WorkerInfo("left", "h", List.of("mail"), 0, null, null), Duration.ofMinutes(1));
+		queues.heartbeat(new WorkerInfo("paused", "h", List.of("mail"), 0, null, null), Duration.ofMillis(200));
+		ReservedJob held = queues.reserveBatch("mail", 1, LONG_LEASE, "paused#mailer").jobs().get(0);
+
+		queues.leave("left");
+		assertThat(queues.workers()).extracting(WorkerInfo::id).containsExactly("paused");
+		await().atMost(Duration.ofSeconds(5)).until(() -> queues.silentWorkers().contains("paused"));
+		// its heartbeat resumes before any reaper pass: it is alive again
+		queues.heartbeat(new WorkerInfo("paused", "h", List.of("mail"), 1, null, null), Duration.ofMinutes(1));
+
+		assertThat(queues.silentWorkers()).isEmpty();
+		assertThat(queues.reapOnce().abandoned()).isZero();
+		assertThat(state("mail", held)).isEqualTo(JobState.ACTIVE);
+	}
+
+	private JobState state(String queue, ReservedJob job) {
+		return new QueueTemplate(this.connectionFactory).job(queue, job.id()).orElseThrow().state();
+	}
+
+}
