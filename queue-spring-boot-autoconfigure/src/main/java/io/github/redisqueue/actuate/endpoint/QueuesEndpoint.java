@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -66,8 +67,8 @@ public class QueuesEndpoint {
 					: this.operations.retryAllDead(name);
 			case "purge-dead" -> (id != null) ? (this.operations.purgeDead(name, id) ? 1 : 0)
 					: this.operations.purgeAllDead(name);
-			default -> throw new IllegalArgumentException(
-					"Unknown action '" + action + "': use pause, resume, retry-dead or purge-dead");
+			default -> throw new InvalidEndpointRequestException(
+					"Unknown action '" + action + "': use pause, resume, retry-dead or purge-dead", "Unknown action");
 		};
 		logger.info("Queue '{}': {} touched {} job(s) through the queues endpoint", name, action, count);
 		return new QueueActionDescriptor(name, action, count);

@@ -53,7 +53,8 @@ class QuickstartApplicationIntegrationTests {
 		TestRedis.flushAll(redis);
 		try (ConfigurableApplicationContext context = run(redis.port(), "--sample.embedded-redis=false",
 				"--queue.listener.backoff.initial=20ms", "--queue.queues.emails.max-attempts=1",
-				"--queue.metrics.refresh-interval=200ms")) {
+				"--queue.metrics.refresh-interval=200ms",
+				"--management.metrics.distribution.percentiles-histogram.queue.job.wait=true")) {
 			String base = "http://localhost:" + context.getEnvironment().getProperty("local.server.port");
 			post(base + "/emails", "{\"to\":\"bob@example.com\",\"subject\":\"please fail\"}");
 			await().atMost(Duration.ofSeconds(10)).until(() -> get(base + "/actuator/queues").contains("\"dead\":1"));
@@ -79,6 +80,7 @@ class QuickstartApplicationIntegrationTests {
 				.contains("listener_id=\"email-sender\"")
 				.contains("queue_enqueue_seconds_count{")
 				.contains("queue_job_wait_seconds_count{")
+				.contains("queue_job_wait_seconds_bucket{")
 				.contains("queue_throughput{");
 		}
 	}

@@ -1,0 +1,134 @@
+package io.github.redisqueue.samples.quickstart;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.test.RedisEndpoint;
+import io.github.redisqueue.test.TestRedis;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The {@code queues} Actuator endpoint over real HTTP against a real Redis: reading all queues
+ * and one queue with its dead letters and workers, and every write operation, each logged.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "sample.embedded-redis=false", "queue.queues.emails.max-attempts=1",
+				"queue.listener.poll-interval=200ms", "queue.workers.heartbeat-interval=200ms",
+				"queue.workers.time-to-live=2s" })
+@ExtendWith(OutputCaptureExtension.class)
+class QueuesEndpointHttpIntegrationTests {
+
+	private static final JsonMapper json = JsonMapper.builder().build();
+
+	private final HttpClient http = HttpClient.newHttpClient();
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private QueueTemplate queues;
+
+	@DynamicPropertySource
+	static void redis(DynamicPropertyRegistry registry) {
+		RedisEndpoint redis = TestRedis.shared();
+		registry.add("spring.data.redis.host", redis::host);
+		registry.add("spring.data.redis.port", redis::port);
+	}
+
+	@BeforeEach
+	void emptyQueues() {
+		this.queues.purgeAllDead("emails");
+	}
+
+	@Test
+	void readsQueuesAndDeadLettersAndActsOnThem(CapturedOutput output) throws Exception {
+		this.queues.enqueue("emails", new Email("bob@example.com", "please fail 1"));
+		this.queues.enqueue("emails", new Email("eve@example.com", "please fail 2"));
+		await().atMost(Duration.ofSeconds(10)).until(() -> get("/actuator/queues").at("/emails/dead").asLong() == 2);
+
+		JsonNode all = get("/actuator/queues");
+		assertThat(all.at("/emails/paused").asBoolean()).isFalse();
+		assertThat(all.at("/emails/totals/dead").asLong()).isGreaterThanOrEqualTo(2);
+		assertThat(all.at("/emails/headAgeMillis").isNumber()).isTrue();
+		assertThat(all.at("/emails/throughputPerSecond").isNumber()).isTrue();
+
+		JsonNode page = get("/actuator/queues/emails?offset=0&size=1");
+		assertThat(page.at("/deadLetters")).hasSize(1);
+		JsonNode letter = page.at("/deadLetters/0");
+		assertThat(letter.at("/error").asString()).contains("mail server refused");
+		assertThat(letter.at("/attempts").asInt()).isEqualTo(1);
+		assertThat(get("/actuator/queues/emails?offset=1&size=1").at("/deadLetters")).hasSize(1);
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> get("/actuator/queues/emails").at("/workers").size() == 1);
+		assertThat(get("/actuator/queues/emails").at("/workers/0/queues").toString()).contains("emails");
+
+		assertThat(post("/actuator/queues/emails/pause", "{}").at("/count").asLong()).isEqualTo(1);
+		assertThat(get("/actuator/queues").at("/emails/paused").asBoolean()).isTrue();
+		String id = letter.at("/id").asString();
+		assertThat(post("/actuator/queues/emails/retry-dead", "{\"id\":\"" + id + "\"}").at("/count").asLong())
+			.isEqualTo(1);
+		assertThat(get("/actuator/queues").at("/emails/ready").asLong()).isEqualTo(1);
+		assertThat(get("/actuator/queues").at("/emails/dead").asLong()).isEqualTo(1);
+		assertThat(post("/actuator/queues/emails/purge-dead", "{}").at("/count").asLong()).isEqualTo(1);
+		assertThat(get("/actuator/queues").at("/emails/dead").asLong()).isZero();
+		assertThat(post("/actuator/queues/emails/resume", "{}").at("/count").asLong()).isEqualTo(1);
+		// the retried job runs again, fails again and is dead once more; retry-dead without id takes all
+		await().atMost(Duration.ofSeconds(10)).until(() -> get("/actuator/queues").at("/emails/dead").asLong() == 1);
+		assertThat(post("/actuator/queues/emails/retry-dead", "{}").at("/count").asLong()).isEqualTo(1);
+
+		assertThat(output).contains("Queue 'emails': pause touched 1 job(s)")
+			.contains("Queue 'emails': retry-dead touched 1 job(s)")
+			.contains("Queue 'emails': purge-dead touched 1 job(s)")
+			.contains("Queue 'emails': resume touched 1 job(s)");
+		assertThat(status("/actuator/queues/emails/explode")).isEqualTo(400);
+	}
+
+	private JsonNode get(String path) throws Exception {
+		HttpResponse<String> response = this.http.send(HttpRequest.newBuilder(uri(path)).build(),
+				HttpResponse.BodyHandlers.ofString());
+		assertThat(response.statusCode()).as("GET %s: %s", path, response.body()).isEqualTo(200);
+		return json.readTree(response.body());
+	}
+
+	private JsonNode post(String path, String body) throws Exception {
+		HttpResponse<String> response = send(path, body);
+		assertThat(response.statusCode()).as("POST %s: %s", path, response.body()).isEqualTo(200);
+		return json.readTree(response.body());
+	}
+
+	private int status(String path) throws Exception {
+		return send(path, "{}").statusCode();
+	}
+
+	private HttpResponse<String> send(String path, String body) throws Exception {
+		return this.http.send(HttpRequest.newBuilder(uri(path))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString(body))
+			.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	private URI uri(String path) {
+		return URI.create("http://localhost:" + this.port + path);
+	}
+
+}
