@@ -4,9 +4,12 @@ import java.net.InetAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
@@ -102,12 +105,23 @@ public class WorkerHeartbeat implements SmartLifecycle {
 		}
 		this.scheduler.shutdownNow();
 		this.scheduler = null;
+		// a clean leave, so that the worker is not taken for one that died; bounded, because a
+		// stop while Redis is gone must not wait for the client's command timeout
+		CompletableFuture<Void> leave = CompletableFuture.runAsync(() -> this.operations.leave(this.workerId),
+				(task) -> {
+					Thread thread = new Thread(task, "queue-heartbeat-leave");
+					thread.setDaemon(true);
+					thread.start();
+				});
 		try {
-			// a clean leave: not to be taken for a worker that died
-			this.operations.leave(this.workerId);
+			leave.get(this.interval.toMillis(), TimeUnit.MILLISECONDS);
 		}
-		catch (RuntimeException ex) {
-			logger.debug("Could not remove worker {} from the registry; it expires by itself", this.workerId, ex);
+		catch (ExecutionException | TimeoutException ex) {
+			logger.info("Could not remove worker {} from the registry; it is dropped {} after its last heartbeat",
+					this.workerId, this.timeToLive);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 	}
 

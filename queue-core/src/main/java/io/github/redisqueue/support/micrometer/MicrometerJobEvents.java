@@ -50,7 +50,7 @@ public class MicrometerJobEvents implements JobEvents {
 		if (target != null) {
 			this.waits
 				.computeIfAbsent(queue, (name) -> Timer.builder("queue.job.wait")
-					.description("Time a job waited ready (since enqueue or due time) until it was reserved")
+					.description("Time a job waited ready (since its enqueue, due time or return to ready) until it was reserved")
 					.tag("queue", name)
 					.register(target))
 				.record(wait);

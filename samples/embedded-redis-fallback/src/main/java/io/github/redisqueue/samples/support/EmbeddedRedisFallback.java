@@ -8,7 +8,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.embedded.RedisServer;
 
+import org.springframework.beans.factory.support.DefaultSingletonBeanRegistry;
 import org.springframework.boot.context.event.ApplicationEnvironmentPreparedEvent;
+import org.springframework.boot.context.event.ApplicationFailedEvent;
+import org.springframework.boot.context.event.ApplicationPreparedEvent;
+import org.springframework.boot.context.event.SpringApplicationEvent;
 import org.springframework.context.ApplicationListener;
 import org.springframework.core.env.ConfigurableEnvironment;
 
@@ -19,14 +23,30 @@ import org.springframework.core.env.ConfigurableEnvironment;
  * {@code sample.embedded-redis=false}. Registered through {@code META-INF/spring.factories}, so
  * every sample that depends on this module gets it.
  */
-public class EmbeddedRedisFallback implements ApplicationListener<ApplicationEnvironmentPreparedEvent> {
+public class EmbeddedRedisFallback implements ApplicationListener<SpringApplicationEvent> {
 
 	private static final Logger logger = LoggerFactory.getLogger(EmbeddedRedisFallback.class);
 
 	private static RedisServer server;
 
 	@Override
-	public void onApplicationEvent(ApplicationEnvironmentPreparedEvent event) {
+	public void onApplicationEvent(SpringApplicationEvent event) {
+		if (event instanceof ApplicationEnvironmentPreparedEvent prepared) {
+			environmentPrepared(prepared);
+		}
+		else if (event instanceof ApplicationPreparedEvent prepared) {
+			// stopped when the context is closed, after the queue containers and the heartbeat
+			// stopped (a JVM shutdown hook would race them and leave them without Redis)
+			if (prepared.getApplicationContext().getBeanFactory() instanceof DefaultSingletonBeanRegistry registry) {
+				registry.registerDisposableBean("sampleEmbeddedRedis", EmbeddedRedisFallback::stop);
+			}
+		}
+		else if (event instanceof ApplicationFailedEvent) {
+			stop();
+		}
+	}
+
+	private void environmentPrepared(ApplicationEnvironmentPreparedEvent event) {
 		ConfigurableEnvironment environment = event.getEnvironment();
 		if (!environment.getProperty("sample.embedded-redis", Boolean.class, true)) {
 			return;
@@ -50,9 +70,20 @@ public class EmbeddedRedisFallback implements ApplicationListener<ApplicationEnv
 		}
 		server = RedisServer.builder().port(port).setting("bind 127.0.0.1").setting("save \"\"").build();
 		server.start();
-		Runtime.getRuntime().addShutdownHook(new Thread(server::stop, "embedded-redis-stop"));
 		logger.warn("No Redis answered at localhost:{}; started an embedded Redis 7.0.15 on that port "
 				+ "(sample only: its data is gone when the application stops)", port);
+	}
+
+	private static synchronized void stop() {
+		if (server != null) {
+			try {
+				server.stop();
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not stop the embedded Redis", ex);
+			}
+			server = null;
+		}
 	}
 
 	private static boolean reachable(String host, int port) {
