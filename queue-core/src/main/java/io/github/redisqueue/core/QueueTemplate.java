@@ -27,6 +27,7 @@ import io.github.redisqueue.support.converter.JobConversionException;
 import io.github.redisqueue.support.converter.JobSerializer;
 import io.github.redisqueue.support.micrometer.QueueEnqueueContext;
 import io.github.redisqueue.support.micrometer.QueueEnqueueObservationConvention;
+import io.github.redisqueue.support.micrometer.QueueObservation;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
@@ -222,7 +223,7 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 		if (this.observationRegistry.isNoop()) {
 			return enqueueSerialized(queue, k, serialized, options, options.getHeaders());
 		}
-		Observation observation = Observation.createNotStarted(this.enqueueConvention,
+		Observation observation = QueueObservation.ENQUEUE.observation(this.enqueueConvention,
 				QueueEnqueueObservationConvention.DEFAULT,
 				() -> new QueueEnqueueContext(queue, serialized.size(), options.getHeaders()), this.observationRegistry);
 		observation.start();

@@ -21,6 +21,7 @@ import io.github.redisqueue.listener.lease.LeaseKeeper;
 import io.github.redisqueue.listener.retry.FailureHandler;
 import io.github.redisqueue.support.micrometer.QueueListenerContext;
 import io.github.redisqueue.support.micrometer.QueueListenerObservationConvention;
+import io.github.redisqueue.support.micrometer.QueueObservation;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
@@ -367,7 +368,7 @@ public class QueueListenerContainer implements SmartLifecycle {
 	}
 
 	private void invoke(ReservedJob job, DefaultAcknowledgement ack) throws Exception {
-		Observation observation = Observation.createNotStarted(this.observationConvention,
+		Observation observation = QueueObservation.LISTENER.observation(this.observationConvention,
 				QueueListenerObservationConvention.DEFAULT, () -> new QueueListenerContext(job, this.id),
 				this.observationRegistry);
 		observation.start();

@@ -34,12 +34,13 @@ public interface QueueEnqueueObservationConvention extends ObservationConvention
 
 	@Override
 	default KeyValues getLowCardinalityKeyValues(QueueEnqueueContext context) {
-		return KeyValues.of("queue", context.getQueue());
+		return KeyValues.of(QueueObservation.EnqueueLowCardinalityKeys.QUEUE.withValue(context.getQueue()));
 	}
 
 	@Override
 	default KeyValues getHighCardinalityKeyValues(QueueEnqueueContext context) {
-		return KeyValues.of("job.count", Integer.toString(context.getJobCount()));
+		return KeyValues.of(QueueObservation.EnqueueHighCardinalityKeys.JOB_COUNT
+			.withValue(Integer.toString(context.getJobCount())));
 	}
 
 }

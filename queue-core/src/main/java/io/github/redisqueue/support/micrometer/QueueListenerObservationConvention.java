@@ -35,12 +35,13 @@ public interface QueueListenerObservationConvention extends ObservationConventio
 
 	@Override
 	default KeyValues getLowCardinalityKeyValues(QueueListenerContext context) {
-		return KeyValues.of("queue", context.getJob().queue(), "listener.id", context.getListenerId());
+		return KeyValues.of(QueueObservation.ListenerLowCardinalityKeys.QUEUE.withValue(context.getJob().queue()),
+				QueueObservation.ListenerLowCardinalityKeys.LISTENER_ID.withValue(context.getListenerId()));
 	}
 
 	@Override
 	default KeyValues getHighCardinalityKeyValues(QueueListenerContext context) {
-		return KeyValues.of("job.id", context.getJob().id());
+		return KeyValues.of(QueueObservation.ListenerHighCardinalityKeys.JOB_ID.withValue(context.getJob().id()));
 	}
 
 }
