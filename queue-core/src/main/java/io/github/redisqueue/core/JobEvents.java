@@ -1,5 +1,7 @@
 package io.github.redisqueue.core;
 
+import java.time.Duration;
+
 /**
  * Told by {@link QueueTemplate} how many jobs of a queue met each {@link JobOutcome}, as the
  * scripts report it; the basis of outcome counters. Called on the thread that made the Redis
@@ -22,12 +24,13 @@ public interface JobEvents {
 	void record(String queue, JobOutcome outcome, long count);
 
 	/**
-	 * A job was reserved after waiting ready this long: since its enqueue, or since its due time
-	 * when it was delayed (measured by the Redis server clock inside the reserve script).
+	 * A job was reserved after waiting ready this long: since its enqueue, its due time (delayed
+	 * or backing off) or its return to ready (released, reclaimed), whichever came last, by the
+	 * Redis server clock inside the reserve script.
 	 * @param queue the queue name
 	 * @param wait the time it waited
 	 */
-	default void waited(String queue, java.time.Duration wait) {
+	default void waited(String queue, Duration wait) {
 	}
 
 }

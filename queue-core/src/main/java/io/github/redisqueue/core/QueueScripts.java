@@ -40,11 +40,11 @@ public final class QueueScripts {
 
 	private final RedisScript<List> inspect = load("inspect");
 
-	private final RedisScript<Long> heartbeat = new DefaultRedisScript<>(read("heartbeat"), Long.class);
+	private final RedisScript<Long> heartbeat = new DefaultRedisScript<>(read("registry") + "\n" + read("heartbeat"), Long.class);
 
-	private final RedisScript<List> workers = new DefaultRedisScript<>(read("workers"), List.class);
+	private final RedisScript<List> workers = new DefaultRedisScript<>(read("registry") + "\n" + read("workers"), List.class);
 
-	private final RedisScript<List> silent = new DefaultRedisScript<>(read("silent"), List.class);
+	private final RedisScript<List> silent = new DefaultRedisScript<>(read("registry") + "\n" + read("silent"), List.class);
 
 	public RedisScript<List> enqueue() {
 		return this.enqueue;

@@ -502,9 +502,9 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	}
 
 	private List<Object> inspectPipelinedOnce(List<String> names, boolean overview) {
-		byte[] inspectSha = utf8(this.scripts.inspect().getSha1());
+		String inspectSha = this.scripts.inspect().getSha1();
+		String workersSha = this.scripts.workers().getSha1();
 		byte[] registry = utf8(QueueKeys.registryKey(this.settings.keyPrefix()));
-		byte[] workersSha = utf8(this.scripts.workers().getSha1());
 		byte[] workers = utf8(workersTag());
 		byte[] workerPrefix = utf8(workersTag() + ":");
 		List<Object> replies = this.redis.execute((RedisCallback<List<Object>>) (connection) -> {
@@ -516,12 +516,12 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 				List<RedisFuture<?>> futures = new ArrayList<>(names.size() + 2);
 				if (overview) {
 					futures.add(async.smembers(registry));
-					futures.add(async.evalsha(text(workersSha), ScriptOutputType.MULTI, new byte[][] { workers },
+					futures.add(async.evalsha(workersSha, ScriptOutputType.MULTI, new byte[][] { workers },
 							workerPrefix));
 				}
 				for (String name : names) {
 					QueueKeys k = keys(name);
-					futures.add(async.evalsha(text(inspectSha), ScriptOutputType.MULTI,
+					futures.add(async.evalsha(inspectSha, ScriptOutputType.MULTI,
 							k.scriptKeys().toArray(byte[][]::new), k.jobPrefix(), k.uniquePrefix(), EMPTY));
 				}
 				return awaitAll(futures);
@@ -534,14 +534,15 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 		return this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
 			if (overview) {
 				connection.setCommands().sMembers(registry);
-				connection.scriptingCommands().evalSha(workersSha, ReturnType.MULTI, 1, workers, workerPrefix);
+				connection.scriptingCommands().evalSha(utf8(workersSha), ReturnType.MULTI, 1, workers, workerPrefix);
 			}
 			for (String name : names) {
 				QueueKeys k = keys(name);
 				List<byte[]> keysAndArgs = new ArrayList<>(k.scriptKeys());
 				Collections.addAll(keysAndArgs, k.jobPrefix(), k.uniquePrefix(), EMPTY);
 				connection.scriptingCommands()
-					.evalSha(inspectSha, ReturnType.MULTI, k.scriptKeys().size(), keysAndArgs.toArray(byte[][]::new));
+					.evalSha(utf8(inspectSha), ReturnType.MULTI, k.scriptKeys().size(),
+							keysAndArgs.toArray(byte[][]::new));
 			}
 			return null;
 		}, null);

@@ -4,14 +4,9 @@
 -- time to live ms (0 = the worker leaves cleanly: its entry is deleted), then field/value pairs
 -- describing the worker. Workers silent past their deadline move to the silent set, where the
 -- reaper finds them. Returns the server time.
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = now_ms()
 local ttl = tonumber(ARGV[2])
-local silent = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES')
-for i = 1, #silent, 2 do
-  redis.call('ZADD', KEYS[3], silent[i + 1], silent[i])
-end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+move_silent(KEYS[1], KEYS[3], now)
 -- forget silent workers after an hour: their leases have long run out by then
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - 3600000)
 redis.call('ZREM', KEYS[3], ARGV[1])

@@ -1,7 +1,6 @@
 -- Lists live workers. KEYS[1] = sorted set of workers (score = heartbeat deadline), ARGV[1] =
 -- prefix of the workers' hashes. Returns per worker: id, then its hash as a flat list.
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = now_ms()
 local out = {}
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], now, '+inf')) do
   local fields = redis.call('HGETALL', ARGV[1] .. id)

@@ -14,58 +14,59 @@ import io.micrometer.observation.docs.ObservationDocumentation;
 public enum QueueObservation implements ObservationDocumentation {
 
 	/** One listener invocation, a consumer span with tracing. */
-	LISTENER {
-		@Override
-		public Class<? extends ObservationConvention<? extends Observation.Context>> getDefaultConvention() {
-			return QueueListenerObservationConvention.class;
-		}
-
-		@Override
-		public KeyName[] getLowCardinalityKeyNames() {
-			return ListenerLowCardinalityKeys.values();
-		}
-
-		@Override
-		public KeyName[] getHighCardinalityKeyNames() {
-			return ListenerHighCardinalityKeys.values();
-		}
-	},
+	LISTENER(QueueListenerObservationConvention.class, ListenerLowCardinalityKeys.values(),
+			ListenerHighCardinalityKeys.values()),
 
 	/** One enqueue call (one job or a batch), a producer span with tracing. */
-	ENQUEUE {
-		@Override
-		public Class<? extends ObservationConvention<? extends Observation.Context>> getDefaultConvention() {
-			return QueueEnqueueObservationConvention.class;
-		}
+	ENQUEUE(QueueEnqueueObservationConvention.class, EnqueueLowCardinalityKeys.values(),
+			EnqueueHighCardinalityKeys.values());
 
-		@Override
-		public KeyName[] getLowCardinalityKeyNames() {
-			return EnqueueLowCardinalityKeys.values();
-		}
+	private final Class<? extends ObservationConvention<? extends Observation.Context>> defaultConvention;
 
-		@Override
-		public KeyName[] getHighCardinalityKeyNames() {
-			return EnqueueHighCardinalityKeys.values();
-		}
-	};
+	private final KeyName[] lowCardinalityKeyNames;
+
+	private final KeyName[] highCardinalityKeyNames;
+
+	QueueObservation(Class<? extends ObservationConvention<? extends Observation.Context>> defaultConvention,
+			KeyName[] lowCardinalityKeyNames, KeyName[] highCardinalityKeyNames) {
+		this.defaultConvention = defaultConvention;
+		this.lowCardinalityKeyNames = lowCardinalityKeyNames;
+		this.highCardinalityKeyNames = highCardinalityKeyNames;
+	}
+
+	@Override
+	public Class<? extends ObservationConvention<? extends Observation.Context>> getDefaultConvention() {
+		return this.defaultConvention;
+	}
+
+	@Override
+	public KeyName[] getLowCardinalityKeyNames() {
+		return this.lowCardinalityKeyNames.clone();
+	}
+
+	@Override
+	public KeyName[] getHighCardinalityKeyNames() {
+		return this.highCardinalityKeyNames.clone();
+	}
 
 	/** Low-cardinality keys of {@link #LISTENER}. */
 	public enum ListenerLowCardinalityKeys implements KeyName {
 
 		/** The queue name. */
-		QUEUE {
-			@Override
-			public String asString() {
-				return "queue";
-			}
-		},
+		QUEUE("queue"),
 
 		/** The listener (container) id. */
-		LISTENER_ID {
-			@Override
-			public String asString() {
-				return "listener.id";
-			}
+		LISTENER_ID("listener.id");
+
+		private final String key;
+
+		ListenerLowCardinalityKeys(String key) {
+			this.key = key;
+		}
+
+		@Override
+		public String asString() {
+			return this.key;
 		}
 
 	}
@@ -74,11 +75,17 @@ public enum QueueObservation implements ObservationDocumentation {
 	public enum ListenerHighCardinalityKeys implements KeyName {
 
 		/** The job id. */
-		JOB_ID {
-			@Override
-			public String asString() {
-				return "job.id";
-			}
+		JOB_ID("job.id");
+
+		private final String key;
+
+		ListenerHighCardinalityKeys(String key) {
+			this.key = key;
+		}
+
+		@Override
+		public String asString() {
+			return this.key;
 		}
 
 	}
@@ -87,11 +94,17 @@ public enum QueueObservation implements ObservationDocumentation {
 	public enum EnqueueLowCardinalityKeys implements KeyName {
 
 		/** The queue name. */
-		QUEUE {
-			@Override
-			public String asString() {
-				return "queue";
-			}
+		QUEUE("queue");
+
+		private final String key;
+
+		EnqueueLowCardinalityKeys(String key) {
+			this.key = key;
+		}
+
+		@Override
+		public String asString() {
+			return this.key;
 		}
 
 	}
@@ -100,11 +113,17 @@ public enum QueueObservation implements ObservationDocumentation {
 	public enum EnqueueHighCardinalityKeys implements KeyName {
 
 		/** How many jobs the call enqueued. */
-		JOB_COUNT {
-			@Override
-			public String asString() {
-				return "job.count";
-			}
+		JOB_COUNT("job.count");
+
+		private final String key;
+
+		EnqueueHighCardinalityKeys(String key) {
+			this.key = key;
+		}
+
+		@Override
+		public String asString() {
+			return this.key;
 		}
 
 	}
