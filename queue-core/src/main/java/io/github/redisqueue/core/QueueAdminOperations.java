@@ -46,13 +46,14 @@ public interface QueueAdminOperations {
 	/**
 	 * Remove a worker from the registry on a clean stop (after it gave its leases back), so that
 	 * it is not taken for a worker that died.
-	 * @param workerId the worker's id
+	 * @param worker the worker, with the queues it consumed
 	 */
-	void leave(String workerId);
+	void leave(WorkerInfo worker);
 
 	/**
-	 * Workers whose heartbeat ran out without a clean {@link #leave}, within the last hour: the
-	 * reaper takes back the jobs they hold (see {@link #reapOnce()}) and then forgets them.
+	 * Workers whose heartbeat ran out without a clean {@link #leave}, within the last hour (the
+	 * reaper finds their jobs through each queue's own record of its consumers, see
+	 * {@link #reapOnce()}).
 	 * @return their ids
 	 */
 	List<String> silentWorkers();
@@ -121,14 +122,16 @@ public interface QueueAdminOperations {
 	/**
 	 * Stop handing out jobs of a queue; enqueues still work and leases already held run on.
 	 * @param queue the queue name
+	 * @return whether the queue was running before
 	 */
-	void pause(String queue);
+	boolean pause(String queue);
 
 	/**
 	 * Hand out jobs of a paused queue again.
 	 * @param queue the queue name
+	 * @return whether the queue was paused before
 	 */
-	void resume(String queue);
+	boolean resume(String queue);
 
 	/**
 	 * One reaper pass over one queue: expired leases back to ready (or dead when their attempts
