@@ -3,6 +3,8 @@ package io.github.redisqueue.core;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.redisqueue.support.converter.JacksonJobSerializer;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
@@ -117,8 +119,9 @@ class AcknowledgementEdgeIntegrationTests extends AbstractRedisIntegrationTests 
 
 	// crash trial: completions resent after a fetch call whose answer was lost
 	@Test
-	void completionsResentAfterTheyWereAppliedAreRefusedHarmlessly() {
+	void completionsResentAfterTheyWereAppliedChangeNothingAndAreNotCountedAgain() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		Map<JobOutcome, Long> events = recordEvents(queues);
 		queues.enqueueAll("ack", List.of("a", "b", "c", "d"), JobOptions.defaults());
 		List<ReservedJob> held = queues.reserveBatch("ack", 3, LONG, "w#ack").jobs();
 		List<JobRef> done = List.of(held.get(0).ref(), held.get(1).ref());
@@ -129,11 +132,13 @@ class AcknowledgementEdgeIntegrationTests extends AbstractRedisIntegrationTests 
 		// the answer was lost: the caller sends the same completions again with its next fetch
 		Reservation resent = queues.reserveBatch("ack", 1, LONG, "w#ack", done);
 
-		assertThat(resent.refusedCompletions()).isEqualTo(2);
+		assertThat(resent.refusedCompletions()).as("refused as stale: nobody else holds them").isZero();
+		assertThat(resent.missingCompletions()).as("their jobs are gone").isEqualTo(2);
 		assertThat(resent.jobs()).isEmpty();
-		assertThat(queues.completeAll("ack", done)).doesNotContain(AckResult.OK);
+		assertThat(queues.completeAll("ack", done)).containsOnly(AckResult.NOT_FOUND);
 		QueueCounts counts = queues.counts("ack");
 		assertThat(counts.total("completed")).isEqualTo(2);
+		assertThat(events.getOrDefault(JobOutcome.COMPLETED, 0L)).isEqualTo(2);
 		assertThat(counts.inFlight()).isEqualTo(2);
 		assertThat(queues.job("ack", held.get(2).id()).orElseThrow().state()).isEqualTo(JobState.ACTIVE);
 		assertThat(queues.complete("ack", held.get(2).ref())).isEqualTo(AckResult.OK);
@@ -141,20 +146,32 @@ class AcknowledgementEdgeIntegrationTests extends AbstractRedisIntegrationTests 
 
 	// crash trial: a resent completion does not touch a retained completed job
 	@Test
-	void completionResentToARetainedCompletedJobChangesNothing() {
+	void completionResentToARetainedCompletedJobChangesNothingAndIsNotCountedAgain() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
 				QueueSettings.defaults().withCompletedRetention(Duration.ofHours(1)));
+		Map<JobOutcome, Long> events = recordEvents(queues);
 		String id = queues.enqueue("ack", "x").id();
-		ReservedJob job = queues.reserve("ack", 1, LONG).get(0);
+		ReservedJob job = queues.reserveBatch("ack", 1, LONG, "w#ack").jobs().get(0);
 		assertThat(queues.complete("ack", job.ref())).isEqualTo(AckResult.OK);
 		JobInfo completed = queues.job("ack", id).orElseThrow();
 
-		assertThat(queues.complete("ack", job.ref())).isNotEqualTo(AckResult.OK);
+		assertThat(queues.complete("ack", job.ref())).isNotEqualTo(AckResult.STALE_TOKEN);
+		Reservation resent = queues.reserveBatch("ack", 1, LONG, "w#ack", List.of(job.ref()));
 
+		assertThat(resent.refusedCompletions()).isZero();
 		JobInfo after = queues.job("ack", id).orElseThrow();
 		assertThat(after.state()).isEqualTo(JobState.COMPLETED);
 		assertThat(after.finishedAt()).isEqualTo(completed.finishedAt());
+		assertThat(after.attempts()).isEqualTo(completed.attempts());
 		assertThat(queues.counts("ack").total("completed")).isEqualTo(1);
+		assertThat(events.getOrDefault(JobOutcome.COMPLETED, 0L)).as("completions reported to JobEvents")
+			.isEqualTo(1);
+	}
+
+	private static Map<JobOutcome, Long> recordEvents(QueueTemplate queues) {
+		Map<JobOutcome, Long> events = new ConcurrentHashMap<>();
+		queues.setJobEvents((queue, outcome, count) -> events.merge(outcome, count, Long::sum));
+		return events;
 	}
 
 	private static void takenBack(QueueTemplate queues, String queue, String id) {

@@ -158,7 +158,10 @@ class DeadLetterRetryIntegrationTests extends AbstractRedisIntegrationTests {
 		List<EnqueueResult> enqueued = queues.enqueueAll("f16", IntStream.range(0, 50).boxed().toList(),
 				JobOptions.builder().expireAfter(Duration.ofMillis(200)).build());
 		RedisClock.awaitPast(this.redis, queues.job("f16", enqueued.get(49).id()).orElseThrow().expireAt());
-		assertThat(queues.reserve("f16", 50, LEASE)).isEmpty();
+		// each reserve dead-letters a bounded number of expired jobs (F08)
+		for (int call = 0; call < 50 && queues.counts("f16").dead() < 50; call++) {
+			assertThat(queues.reserve("f16", 50, LEASE)).isEmpty();
+		}
 		assertThat(queues.counts("f16").dead()).isEqualTo(50);
 
 		long retried = withConsumers(queues, "f16", (consumer, job) -> consumer.complete("f16", job.ref()), () -> {

@@ -24,7 +24,11 @@ import io.github.redisqueue.test.RedisEndpoint;
 import io.github.redisqueue.test.RedisServerProcess;
 import io.github.redisqueue.test.TestRedis;
 import org.junit.jupiter.api.AfterAll;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -68,7 +72,7 @@ class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 		RedisClock.awaitPast(this.redis, queues.job("f08", enqueued.get(199_999).id()).orElseThrow().expireAt());
 
 		int calls = 0;
-		try (PingWatchdog watchdog = new PingWatchdog(endpoint())) {
+		try (PingWatchdog watchdog = new PingWatchdog(endpoint(), this.redis)) {
 			// consumers come back: each reserve asks for one job; bounded by one call per job
 			while (calls <= 200_000 && queues.counts("f08").ready() > 0) {
 				assertThat(queues.reserve("f08", 1, LEASE)).isEmpty();
@@ -95,7 +99,7 @@ class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(queues.reserveBatch("f08r", 10, LEASE, "pod-0#mailer").jobs()).hasSize(10);
 
 		int released;
-		try (PingWatchdog watchdog = new PingWatchdog(endpoint())) {
+		try (PingWatchdog watchdog = new PingWatchdog(endpoint(), this.redis)) {
 			released = queues.releaseWorker("f08r", "pod-0#mailer");
 			watchdog.assertAnsweredWithin(PING_LIMIT);
 		}
@@ -122,7 +126,7 @@ class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 		RedisClock.awaitPast(this.redis, beat.plusMillis(500));
 
 		int passes = 0;
-		try (PingWatchdog watchdog = new PingWatchdog(endpoint())) {
+		try (PingWatchdog watchdog = new PingWatchdog(endpoint(), this.redis)) {
 			// the pass may walk the in-flight set in slices and go on in the next pass
 			while (passes < 1000 && queues.counts("f08s").ready() < 10) {
 				queues.reapOnce();
@@ -239,7 +243,14 @@ class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 
 		private final Queue<String> problems = new ConcurrentLinkedQueue<>();
 
-		PingWatchdog(RedisEndpoint endpoint) {
+		private final StringRedisTemplate redis;
+
+		PingWatchdog(RedisEndpoint endpoint, StringRedisTemplate redis) {
+			this.redis = redis;
+			// the server's own account of slow commands, to tell a long script from a busy machine
+			slowlog("CONFIG", "SET", "slowlog-log-slower-than", "10000");
+			slowlog("CONFIG", "SET", "slowlog-max-len", "100000");
+			slowlog("SLOWLOG", "RESET");
 			try {
 				this.socket = new Socket();
 				this.socket.connect(new InetSocketAddress(endpoint.host(), endpoint.port()), 1000);
@@ -291,7 +302,46 @@ class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 			Duration longest = Duration.ofNanos(this.longestNanos.get());
 			assertThat(this.problems).as("error replies to PING").isEmpty();
 			assertThat(this.pings.get()).as("PINGs sent").isPositive();
-			assertThat(longest).as("longest PING round trip of %d", this.pings.get()).isLessThanOrEqualTo(limit);
+			assertThat(longest)
+				.as("longest PING round trip of %d; Redis slowlog (µs): %s",
+						this.pings.get(), slowest())
+				.isLessThanOrEqualTo(limit);
+		}
+
+		private Object slowlog(String command, String... args) {
+			byte[][] bytes = java.util.Arrays.stream(args)
+				.map((arg) -> arg.getBytes(StandardCharsets.UTF_8))
+				.toArray(byte[][]::new);
+			return this.redis.execute((RedisCallback<Object>) (connection) -> connection.execute(command, bytes));
+		}
+
+		/** Commands over 10 ms by the server's slowlog: how many, and the five longest (µs). */
+		@SuppressWarnings("unchecked")
+		private String slowest() {
+			Object reply = this.redis.execute((RedisCallback<Object>) (connection) -> {
+				try {
+					return ((RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection()).slowlogGet(-1)
+						.get(10, TimeUnit.SECONDS);
+				}
+				catch (Exception ex) {
+					return List.of();
+				}
+			});
+			List<String> entries = new java.util.ArrayList<>();
+			if (reply instanceof List<?> log) {
+				for (Object entry : log) {
+					if (entry instanceof List<?> fields && fields.size() > 3 && fields.get(3) instanceof List<?> argv
+							&& !argv.isEmpty() && fields.get(2) instanceof Long micros) {
+						entries.add(String.format("%09d %s", micros, text(argv.get(0))));
+					}
+				}
+			}
+			entries.sort(java.util.Comparator.reverseOrder());
+			return entries.size() + " over 10 ms, longest " + entries.subList(0, Math.min(5, entries.size()));
+		}
+
+		private static String text(Object value) {
+			return (value instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(value);
 		}
 
 		@Override
