@@ -134,18 +134,22 @@ public interface QueueAdminOperations {
 	boolean resume(String queue);
 
 	/**
-	 * One reaper pass over one queue: expired leases back to ready (or dead when their attempts
-	 * are used up), due delayed jobs promoted, expired jobs dead-lettered, completed and dead jobs
-	 * past their retention deleted. Safe to run from many processes at once.
+	 * One reaper pass over one queue: the jobs of its consumers whose heartbeat ran out and
+	 * expired leases go back to ready (or dead when lost as often as their max attempts), due
+	 * delayed jobs are promoted, expired jobs dead-lettered, completed and dead jobs past their
+	 * retention deleted. Each step is bounded (the reap batch, and one slice of in-flight jobs
+	 * for silent workers). Safe to run from many processes at once.
 	 * @param queue the queue name
 	 * @return what the pass did
 	 */
 	ReapResult reapOnce(String queue);
 
 	/**
-	 * One reaper pass over every known queue. Jobs held by {@link #silentWorkers() silent
-	 * workers} (a worker id, or a worker id followed by {@code #} and a listener id) go back to
-	 * ready before their leases run out, their attempt counted, as when a lease expires.
+	 * One reaper pass over every known queue. Jobs held by a worker whose heartbeat ran out
+	 * (lease identity: the worker id, or the worker id, {@code #} and a listener id) go back to
+	 * ready before their leases run out, counted as lost, as when a lease expires. Liveness is
+	 * read inside the script that takes the jobs back, from the queue's own record of its
+	 * consumers, which every heartbeat renews: a worker whose heartbeat resumed keeps its jobs.
 	 * @return what the passes did, summed
 	 */
 	ReapResult reapOnce();

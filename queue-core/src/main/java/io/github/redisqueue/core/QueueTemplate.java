@@ -72,6 +72,9 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	/** Most jobs one reserve call may take. */
 	public static final int MAX_RESERVE = 10_000;
 
+	/** Longest wait for Redis to answer an enqueue, unless set otherwise. */
+	public static final Duration DEFAULT_ENQUEUE_TIMEOUT = Duration.ofSeconds(5);
+
 	private static final Logger logger = LoggerFactory.getLogger(QueueTemplate.class);
 
 	private static final RedisSerializer<byte[]> BYTES = RedisSerializer.byteArray();
@@ -115,6 +118,8 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	private volatile ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
 
 	private volatile @Nullable QueueEnqueueObservationConvention enqueueConvention;
+
+	private volatile Duration enqueueTimeout = DEFAULT_ENQUEUE_TIMEOUT;
 
 	/**
 	 * A template with JSON payloads and default settings.
@@ -185,6 +190,27 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	/** Replace the default enqueue observation names and tags. */
 	public void setEnqueueObservationConvention(@Nullable QueueEnqueueObservationConvention convention) {
 		this.enqueueConvention = convention;
+	}
+
+	/**
+	 * How long an enqueue call waits for Redis before it fails with a {@link QueueException}
+	 * (with Lettuce; other drivers use their own command timeout). A call that timed out is
+	 * cancelled if it was not sent yet, but one already sent may still have created its jobs:
+	 * give jobs an {@link JobOptions.Builder#idempotencyKey(String) idempotency key} to retry such
+	 * a call safely.
+	 * @param enqueueTimeout from 1 ms to 10 minutes; 5 s by default
+	 */
+	public void setEnqueueTimeout(Duration enqueueTimeout) {
+		if (enqueueTimeout.compareTo(Duration.ofMillis(1)) < 0 || enqueueTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
+			throw new IllegalArgumentException(
+					"Enqueue timeout " + enqueueTimeout + " is out of range: it must be from 1 ms to 10 minutes");
+		}
+		this.enqueueTimeout = enqueueTimeout;
+	}
+
+	/** How long an enqueue call waits for Redis. */
+	public Duration getEnqueueTimeout() {
+		return this.enqueueTimeout;
 	}
 
 	/** The engine settings. */
@@ -269,7 +295,7 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 				args.add(headers);
 				Collections.addAll(args, shared);
 			}
-			List<Object> reply = run(this.scripts.enqueue(), k, args);
+			List<Object> reply = runWithin(this.scripts.enqueue(), k, args, this.enqueueTimeout);
 			for (int i = 0; i < reply.size(); i += 2) {
 				results.add(new EnqueueResult(text(reply.get(i)), longValue(reply.get(i + 1)) == 0));
 			}
@@ -592,23 +618,11 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	}
 
 	private List<Object> awaitAll(List<RedisFuture<?>> futures) {
-		long deadline = System.nanoTime() + commandTimeout().toNanos();
+		Duration timeout = commandTimeout();
+		long deadline = System.nanoTime() + timeout.toNanos();
 		List<Object> replies = new ArrayList<>(futures.size());
 		for (RedisFuture<?> future : futures) {
-			try {
-				replies.add(future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
-			}
-			catch (ExecutionException ex) {
-				throw (ex.getCause() instanceof RuntimeException cause) ? cause
-						: new QueueException("Redis command failed", ex.getCause());
-			}
-			catch (TimeoutException ex) {
-				throw new QueueException("Redis did not answer within " + commandTimeout(), ex);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new QueueException("Interrupted while waiting for Redis", ex);
-			}
+			replies.add(await(future, deadline, timeout));
 		}
 		return replies;
 	}
@@ -937,6 +951,63 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 		}
 		List<Object> reply = this.redis.execute(script, BYTES, (RedisSerializer) BYTES, k.scriptKeys(), argv);
 		return (reply != null) ? reply : List.of();
+	}
+
+	/**
+	 * Runs a script and waits at most {@code timeout} for the answer. With Lettuce the script goes
+	 * out on the shared connection asynchronously; past the timeout the command is cancelled
+	 * (Lettuce does not send a cancelled command that still waits for a connection) and the call
+	 * fails. Other drivers fall back to {@link #run}.
+	 */
+	@SuppressWarnings("unchecked")
+	private List<Object> runWithin(RedisScript<List> script, QueueKeys k, List<byte[]> args, Duration timeout) {
+		byte[][] keys = k.scriptKeys().toArray(byte[][]::new);
+		byte[][] argv = new byte[args.size() + 2][];
+		argv[0] = k.jobPrefix();
+		argv[1] = k.uniquePrefix();
+		for (int i = 0; i < args.size(); i++) {
+			argv[i + 2] = args.get(i);
+		}
+		List<Object> reply = this.redis.execute((RedisCallback<List<Object>>) (connection) -> {
+			if (!(connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> commands)) {
+				return null;
+			}
+			RedisClusterAsyncCommands<byte[], byte[]> async = (RedisClusterAsyncCommands<byte[], byte[]>) commands;
+			long deadline = System.nanoTime() + timeout.toNanos();
+			try {
+				return (List<Object>) await(async.evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, argv), deadline,
+						timeout);
+			}
+			catch (RuntimeException ex) {
+				if (!isNoScript(ex)) {
+					throw ex;
+				}
+				// the script cache was emptied (restart, failover, SCRIPT FLUSH): send the script itself
+				return (List<Object>) await(async.eval(utf8(script.getScriptAsString()), ScriptOutputType.MULTI, keys,
+						argv), deadline, timeout);
+			}
+		});
+		return (reply != null) ? reply : run(script, k, args);
+	}
+
+	private static Object await(RedisFuture<?> future, long deadline, Duration timeout) {
+		try {
+			return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof RuntimeException cause) ? cause
+					: new QueueException("Redis command failed", ex.getCause());
+		}
+		catch (TimeoutException ex) {
+			future.cancel(true);
+			throw new QueueException("Redis did not answer within " + timeout
+					+ "; a call that was already sent may still take effect", ex);
+		}
+		catch (InterruptedException ex) {
+			future.cancel(true);
+			Thread.currentThread().interrupt();
+			throw new QueueException("Interrupted while waiting for Redis", ex);
+		}
 	}
 
 	private static <R> List<R> codes(List<Object> reply, java.util.function.LongFunction<R> mapper) {

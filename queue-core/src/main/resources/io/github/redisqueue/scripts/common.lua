@@ -77,6 +77,12 @@ local function corrupt(f, names, required)
   return nil
 end
 
+-- whether a job's hash is gone, given the values f read from it with the state field first; a
+-- hash that exists without a state is damaged, not gone
+local function gone(jk, f)
+  return not f[1] and redis.call('EXISTS', jk) == 0
+end
+
 local function wake(count)
   local pending = redis.call('LLEN', K_WAKE)
   local add = math.min(count, WAKE_CAP - pending)
@@ -124,8 +130,8 @@ local function take_back(ids, now, reason)
     local jk = JOB .. id
     local names = {'state', 'maxAttempts', 'score', 'lost'}
     local f = redis.call('HMGET', jk, unpack(names))
-    if f[1] then
-      local bad = corrupt(f, names, {2, 3})
+    if not gone(jk, f) then
+      local bad = (not f[1] and 'corrupt job: field state is missing') or corrupt(f, names, {2, 3})
       local lost = (tonumber(f[4]) or 0) + 1
       if bad then
         to_dead(id, bad, now)
@@ -202,8 +208,8 @@ local function promote(now, limit)
     local jk = JOB .. id
     local names = {'state', 'priority', 'expireAt', 'attempts', 'lost'}
     local f = redis.call('HMGET', jk, unpack(names))
-    if f[1] then
-      local bad = corrupt(f, names, {2})
+    if not gone(jk, f) then
+      local bad = (not f[1] and 'corrupt job: field state is missing') or corrupt(f, names, {2})
       if bad then
         to_dead(id, bad, now)
       elseif is_expired(f[3], f[4], f[5], now) then

@@ -28,7 +28,7 @@ for _, id in ipairs(ids) do
         holder = false
       end
     end
-    if op == 'purge' or not f[1] then
+    if op == 'purge' or gone(jk, f) then
       redis.call('ZREM', K_DEAD, id)
       redis.call('DEL', jk)
       count = count + 1

@@ -47,11 +47,13 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
       local id = popped[j]
       local jk = JOB .. id
       local f = redis.call('HMGET', jk, unpack(names))
-      if not f[1] then
+      if gone(jk, f) then
         budget = budget - 1
       else
         local bad = corrupt(f, names, {4, 5, 6, 7, 8, 9})
-        if not bad and not f[2] then
+        if not bad and not f[1] then
+          bad = 'corrupt job: field state is missing'
+        elseif not bad and not f[2] then
           bad = 'corrupt job: field payload is missing'
         end
         if bad then
