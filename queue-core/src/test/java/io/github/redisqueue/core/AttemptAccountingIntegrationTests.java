@@ -71,19 +71,24 @@ class AttemptAccountingIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(queues.counts("f17").total("expired")).isZero();
 	}
 
-	// F17 / F12, per the contract: a started job given back counts its attempt
+	// F17 / F12: a started job given back without an outcome counts as lost (README "lost";
+	// issue9-contract.md said attempts += 1, superseded by the README and the Javadoc of releaseAll)
 	@Test
-	void startedJobGivenBackAtShutdownHasItsAttemptCounted() {
+	void startedJobGivenBackAtShutdownCountsAsLostAndDiesAfterMaxAttemptsSuchReleases() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
-		String id = queues.enqueue("f17", "x").id();
-		ReservedJob job = queues.reserve("f17", 1, LONG).get(0);
+		String id = queues.enqueue("f17", "x", JobOptions.builder().maxAttempts(2).build()).id();
 
-		assertThat(queues.releaseAll("f17", List.of(job.ref()), true)).containsExactly(AckResult.OK);
+		ReservedJob first = queues.reserve("f17", 1, LONG).get(0);
+		assertThat(queues.releaseAll("f17", List.of(first.ref()), true)).containsExactly(AckResult.OK);
+		ReservedJob second = queues.reserve("f17", 1, LONG).get(0);
+		assertThat(second.id()).isEqualTo(id);
+		assertThat(second.attempt()).as("no run ended with an outcome").isEqualTo(1);
+		assertThat(queues.releaseAll("f17", List.of(second.ref()), true)).containsExactly(AckResult.OK);
 
-		assertThat(queues.reserve("f17", 1, LONG)).singleElement().satisfies((again) -> {
-			assertThat(again.id()).isEqualTo(id);
-			assertThat(again.attempt()).as("the started run counted (attempts += 1)").isEqualTo(2);
-		});
+		JobInfo info = queues.job("f17", id).orElseThrow();
+		assertThat(info.state()).isEqualTo(JobState.DEAD);
+		assertThat(info.lastError()).containsPattern("lost 2 times|held 2 times without an outcome");
+		assertThat(queues.reserve("f17", 1, LONG)).isEmpty();
 	}
 
 	// F17: the other side, unchanged
