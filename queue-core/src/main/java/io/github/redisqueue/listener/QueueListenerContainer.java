@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
+import io.github.redisqueue.core.AckResult;
 import io.github.redisqueue.core.JobRef;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.ReservedJob;
@@ -212,13 +213,13 @@ public class QueueListenerContainer implements SmartLifecycle {
 		FetchLoop loop = new FetchLoop(this.template, this.queue, workerId, this.options, executor, this::process,
 				this.acks);
 		this.fetchLoop = loop;
-		if (this.options.acknowledgementMode() != AcknowledgementMode.AT_MOST_ONCE) {
-			this.leaseScheduler = Executors.newSingleThreadScheduledExecutor(threads("queue-" + this.id + "-lease-"));
-			long every = this.options.leaseExtensionInterval().toMillis();
-			this.leaseScheduler.scheduleWithFixedDelay(
-					new LeaseKeeper(this.template, this.queue, this.options.lease(), loop::running), every, every,
-					TimeUnit.MILLISECONDS);
-		}
+		// in every mode: jobs reserved ahead (prefetch) hold leases while they wait for a thread,
+		// also in AT_MOST_ONCE, where a job stops being extended once it is completed at its start
+		this.leaseScheduler = Executors.newSingleThreadScheduledExecutor(threads("queue-" + this.id + "-lease-"));
+		long every = this.options.leaseExtensionInterval().toMillis();
+		this.leaseScheduler.scheduleWithFixedDelay(
+				new LeaseKeeper(this.template, this.queue, this.options.lease(), loop::running), every, every,
+				TimeUnit.MILLISECONDS);
 		this.failure = null;
 		Thread thread = threads("queue-" + this.id + "-fetch-").newThread(() -> fetch(loop));
 		this.fetchThread = thread;
@@ -343,10 +344,10 @@ public class QueueListenerContainer implements SmartLifecycle {
 		ReservedJob job = running.job();
 		AcknowledgementMode mode = this.options.acknowledgementMode();
 		DefaultAcknowledgement ack = new DefaultAcknowledgement(this.template, this.queue, running, this.failures);
+		if (mode == AcknowledgementMode.AT_MOST_ONCE && !completeAtStart(running)) {
+			return;
+		}
 		try {
-			if (mode == AcknowledgementMode.AT_MOST_ONCE) {
-				this.template.complete(this.queue, job.ref());
-			}
 			invoke(job, ack);
 			if (running.isLost()) {
 				logger.warn("Job {} of queue '{}' finished after its lease was lost; not acknowledged", job.id(),
@@ -365,6 +366,32 @@ public class QueueListenerContainer implements SmartLifecycle {
 		catch (Throwable ex) {
 			failed(running, ack, ex);
 		}
+	}
+
+	/**
+	 * Complete a job before its handler runs (mode AT_MOST_ONCE). Only a completion Redis
+	 * accepted lets the handler run: a refused one means the job was handed to someone else
+	 * since (or is gone), and an unanswered one may or may not have been recorded.
+	 */
+	private boolean completeAtStart(RunningJob running) {
+		ReservedJob job = running.job();
+		running.stopExtending();
+		AckResult result;
+		try {
+			result = this.template.complete(this.queue, job.ref());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Job {} of queue '{}' not run (mode AT_MOST_ONCE): its completion before the start failed; "
+					+ "it is delivered again if the completion was not recorded", job.id(), this.queue, ex);
+			return false;
+		}
+		if (result != AckResult.OK) {
+			logger.warn("Job {} of queue '{}' not run (mode AT_MOST_ONCE): its completion before the start was refused "
+					+ "({}): {}", job.id(), this.queue, result, (result == AckResult.STALE_TOKEN)
+							? "its lease ran out and someone else reserved it since" : "the job no longer exists");
+			return false;
+		}
+		return true;
 	}
 
 	private void invoke(ReservedJob job, DefaultAcknowledgement ack) throws Exception {
