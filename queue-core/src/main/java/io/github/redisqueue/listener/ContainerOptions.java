@@ -14,7 +14,9 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * @param lease lease length of each reserved job; running jobs are extended before it ends
  * @param pollInterval longest blocking wait on an idle queue before the next reserve
  * @param shutdownTimeout how long a stop waits for running jobs before giving their leases back
- * @param maxAttempts attempts per job when the job names none; {@code null} keeps the engine default
+ * @param maxAttempts attempts after which a job is dead-lettered, replacing the job's own (upwards and
+ * downwards) for its failures and for the losses of its lease alike; written on each job when it is
+ * reserved; {@code null} keeps each job's own
  * @param backOff back-off between attempts of a failed job
  * @param notRetryable exception types that dead-letter a job at once
  * @param acknowledgementMode when jobs are acknowledged

@@ -63,6 +63,9 @@ public final class FetchLoop implements Runnable {
 
 	private final Duration reclaimEvery;
 
+	// the listener's max attempts, written on the jobs it reserves; 0 keeps each job's own
+	private final int maxAttempts;
+
 	private volatile boolean active = true;
 
 	private boolean reserveNext = true;
@@ -90,6 +93,7 @@ public final class FetchLoop implements Runnable {
 		this.handler = handler;
 		this.acks = acks;
 		this.permits = options.concurrency() + options.effectivePrefetch();
+		this.maxAttempts = (options.maxAttempts() != null) ? options.maxAttempts() : 0;
 		this.slots = new Semaphore(this.permits);
 		this.waiter = template.openWaiter(queue);
 		Duration halfLease = options.lease().dividedBy(2);
@@ -132,7 +136,7 @@ public final class FetchLoop implements Runnable {
 			Reservation reservation;
 			try {
 				reservation = this.template.reserveBatch(this.queue, free, this.options.lease(), this.workerId,
-						completions);
+						completions, this.maxAttempts);
 			}
 			catch (RuntimeException ex) {
 				if (!completions.isEmpty()) {
