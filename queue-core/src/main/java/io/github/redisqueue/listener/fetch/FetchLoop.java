@@ -74,6 +74,9 @@ public final class FetchLoop implements Runnable {
 
 	private @Nullable Instant nextDue;
 
+	// the Redis clock: nextDue is a server time
+	private final ServerClock serverClock = new ServerClock();
+
 	/**
 	 * @param template the engine
 	 * @param queue the queue name
@@ -151,6 +154,7 @@ public final class FetchLoop implements Runnable {
 						reservation.refusedCompletions(), this.queue);
 			}
 			this.lastReserve = System.nanoTime();
+			this.serverClock.update(reservation.serverTime());
 			this.nextDue = reservation.nextDue();
 			List<ReservedJob> jobs = reservation.jobs();
 			for (int i = 0; i < jobs.size(); i++) {
@@ -169,19 +173,15 @@ public final class FetchLoop implements Runnable {
 		this.acks.setCarried(false);
 		boolean woken;
 		try {
-			woken = this.waiter.await(waitTime(this.nextDue));
+			woken = this.waiter.await(this.serverClock.waitTime(this.options.pollInterval(), this.nextDue));
 		}
 		finally {
 			this.acks.setCarried(this.active);
 		}
 		// after a quiet wait, reserve only when something may have changed without a wake-up: a
 		// delayed job fell due, or a lease somewhere may have run out (checked every half lease)
-		this.reserveNext = woken || isDue(this.nextDue)
+		this.reserveNext = woken || this.serverClock.isDue(this.nextDue)
 				|| System.nanoTime() - this.lastReserve >= this.reclaimEvery.toNanos();
-	}
-
-	private static boolean isDue(@Nullable Instant due) {
-		return due != null && !Instant.now().isBefore(due);
 	}
 
 	private void giveBack(List<ReservedJob> jobs) {
@@ -210,17 +210,6 @@ public final class FetchLoop implements Runnable {
 			giveBack(List.of(job));
 			throw ex;
 		}
-	}
-
-	private Duration waitTime(@Nullable Instant nextDue) {
-		Duration wait = this.options.pollInterval();
-		if (nextDue != null) {
-			Duration untilDue = Duration.between(Instant.now(), nextDue).plusMillis(1);
-			if (untilDue.compareTo(wait) < 0) {
-				wait = untilDue.isNegative() ? Duration.ofMillis(1) : untilDue;
-			}
-		}
-		return wait;
 	}
 
 	private void awaitFreeSlot() {
