@@ -276,10 +276,18 @@ public class QueueListenerContainer implements SmartLifecycle {
 			loop.run();
 		}
 		catch (Throwable ex) {
-			// Redis failures are retried inside the loop: this is an Error or a broken executor
+			// Redis failures are retried inside the loop: this is a call the engine refused as
+			// invalid, an Error or a broken executor
 			this.failure = ex;
-			logger.error("Container '{}' of queue '{}' stopped fetching unexpectedly; it takes no new jobs until "
-					+ "it is restarted", this.id, this.queue, ex);
+			if (ex instanceof IllegalArgumentException) {
+				logger.error("Container '{}' of queue '{}' stopped fetching: the engine refused its call as invalid "
+						+ "(a configuration or programming error, not an outage); it takes no new jobs until it is "
+						+ "restarted", this.id, this.queue, ex);
+			}
+			else {
+				logger.error("Container '{}' of queue '{}' stopped fetching unexpectedly; it takes no new jobs until "
+						+ "it is restarted", this.id, this.queue, ex);
+			}
 			giveBackPrefetched(loop);
 		}
 	}

@@ -112,6 +112,11 @@ public final class FetchLoop implements Runnable {
 					fetchOnce();
 				}
 				catch (RuntimeException ex) {
+					if (isRefusedAsInvalid(ex)) {
+						// a configuration or programming error that no retry cures: end the loop,
+						// so that the container reports it
+						throw ex;
+					}
 					if (!this.active) {
 						break;
 					}
@@ -125,6 +130,15 @@ public final class FetchLoop implements Runnable {
 			this.acks.setCarried(false);
 			this.waiter.close();
 		}
+	}
+
+	/**
+	 * Whether the engine refused the call itself (a count, lease or setting out of range), as
+	 * opposed to Redis failing to answer. A {@link NumberFormatException} is a reply that could
+	 * not be read, which may pass.
+	 */
+	private static boolean isRefusedAsInvalid(RuntimeException ex) {
+		return ex instanceof IllegalArgumentException && !(ex instanceof NumberFormatException);
 	}
 
 	private void fetchOnce() {
