@@ -220,6 +220,10 @@ public class QueueListenerContainer implements SmartLifecycle {
 		this.leaseScheduler.scheduleWithFixedDelay(
 				new LeaseKeeper(this.template, this.queue, this.options.lease(), loop::running), every, every,
 				TimeUnit.MILLISECONDS);
+		// completions a failed call left behind go out with the fetch loop's next reserve; this
+		// sends them when the loop does not carry them (it blocks, or it stopped)
+		long poll = this.options.pollInterval().toMillis();
+		this.leaseScheduler.scheduleWithFixedDelay(this.acks::retryPending, poll, poll, TimeUnit.MILLISECONDS);
 		this.failure = null;
 		Thread thread = threads("queue-" + this.id + "-fetch-").newThread(() -> fetch(loop));
 		this.fetchThread = thread;
@@ -238,8 +242,9 @@ public class QueueListenerContainer implements SmartLifecycle {
 		giveBackPrefetched(loop);
 		boolean idle = loop.awaitIdle(this.options.shutdownTimeout());
 		AckBatcher batcher = this.acks;
-		if (batcher != null) {
-			batcher.flush();
+		if (batcher != null && !batcher.flush()) {
+			logger.warn("Container '{}' could not send {} completions of queue '{}' before stopping; those jobs run "
+					+ "again when their leases run out", this.id, batcher.pendingCount(), this.queue);
 		}
 		if (!idle) {
 			List<JobRef> unfinished = new ArrayList<>();

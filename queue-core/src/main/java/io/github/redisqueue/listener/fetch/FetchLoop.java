@@ -157,15 +157,21 @@ public final class FetchLoop implements Runnable {
 			}
 			catch (RuntimeException ex) {
 				if (!completions.isEmpty()) {
-					// not known to be acknowledged: their leases run out and they are delivered again
-					logger.warn("{} completions of queue '{}' may not have been recorded", completions.size(),
-							this.queue);
+					// not known to be recorded: kept and sent again with the next call, until Redis
+					// answers (one it did record comes back as gone, a stale one is refused by its token)
+					this.acks.putBack(completions);
+					logger.debug("Kept {} completions of queue '{}' of a failed call, to send them again",
+							completions.size(), this.queue);
 				}
 				throw ex;
 			}
 			if (reservation.refusedCompletions() > 0) {
-				logger.warn("{} completions of queue '{}' refused: their leases ran out and the jobs were handed on",
-						reservation.refusedCompletions(), this.queue);
+				logger.warn("{} completions of queue '{}' refused: their leases ran out and someone else reserved "
+						+ "those jobs since (they run again there)", reservation.refusedCompletions(), this.queue);
+			}
+			if (reservation.missingCompletions() > 0) {
+				logger.info("{} completions of queue '{}' found no job: already completed or gone",
+						reservation.missingCompletions(), this.queue);
 			}
 			this.lastReserve = System.nanoTime();
 			this.serverClock.update(reservation.serverTime());
