@@ -36,8 +36,9 @@ import org.springframework.core.task.TaskExecutor;
  * Runs one {@link JobListener} on one queue: a fetch loop, an executor of {@code concurrency}
  * threads, batched acknowledgements and a lease keeper, wired at start.
  *
- * <p>On start the container first gives back the leases its own identity still holds (a
- * restarted worker resumes its work at once). On stop it stops fetching, lets running jobs
+ * <p>Starting needs no Redis: the fetch loop's first step gives back the leases the container's
+ * own identity still holds (a restarted worker resumes its work at once), then it fetches; while
+ * Redis does not answer it retries every poll interval. On stop it stops fetching, lets running jobs
  * finish within the shutdown timeout, acknowledges what finished and gives the leases of the
  * rest back to the queue at once.
  *
@@ -197,12 +198,9 @@ public class QueueListenerContainer implements SmartLifecycle {
 	}
 
 	protected void doStart() {
+		// no Redis call here: an application starts while Redis is down; the take-back of the
+		// leases this identity still holds is the fetch loop's first step, retried like any failure
 		String workerId = getWorkerId();
-		int resumed = this.template.releaseWorker(this.queue, workerId);
-		if (resumed > 0) {
-			logger.info("Container '{}' took back {} unfinished jobs of queue '{}' held by {}", this.id, resumed,
-					this.queue, workerId);
-		}
 		this.acks = new AckBatcher(this.template, this.queue);
 		this.failures = new FailureHandler(this.template, this.queue, this.options, this.deadLetterCallback);
 		java.util.concurrent.Executor executor = this.taskExecutor;
