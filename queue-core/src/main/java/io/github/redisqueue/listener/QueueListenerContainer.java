@@ -38,9 +38,10 @@ import org.springframework.core.task.TaskExecutor;
  *
  * <p>Starting needs no Redis: the fetch loop's first step gives back the leases the container's
  * own identity still holds (a restarted worker resumes its work at once), then it fetches; while
- * Redis does not answer it retries every poll interval. On stop it stops fetching, lets running jobs
- * finish within the shutdown timeout, acknowledges what finished and gives the leases of the
- * rest back to the queue at once.
+ * Redis does not answer it retries every poll interval. On stop it stops fetching, gives back the
+ * jobs reserved ahead that never started (counting nothing), lets running jobs finish within the
+ * shutdown timeout, acknowledges what finished and gives the jobs still running back to the queue
+ * at once, each counted as lost (as a lease that ran out would be).
  *
  * @since 0.1.0
  */
@@ -245,14 +246,20 @@ public class QueueListenerContainer implements SmartLifecycle {
 					+ "again when their leases run out", this.id, batcher.pendingCount(), this.queue);
 		}
 		if (!idle) {
+			// handlers still running: their jobs go back at once, each counted as lost (it ran
+			// without an outcome), so a job that hangs at every shutdown ends dead after its max
+			// attempts, and a started job no longer expires. Jobs that never started were given
+			// back above, counting nothing.
 			List<JobRef> unfinished = new ArrayList<>();
 			for (RunningJob job : loop.running()) {
-				job.loseLease();
-				unfinished.add(job.job().ref());
+				if (job.hasStarted()) {
+					job.loseLease();
+					unfinished.add(job.job().ref());
+				}
 			}
 			if (!unfinished.isEmpty()) {
 				try {
-					this.template.releaseAll(this.queue, unfinished);
+					this.template.releaseAll(this.queue, unfinished, true);
 					logger.info("Container '{}' gave {} unfinished jobs back to queue '{}'", this.id, unfinished.size(),
 							this.queue);
 				}

@@ -15,6 +15,8 @@ public final class RunningJob {
 
 	private @Nullable Thread thread;
 
+	private boolean started;
+
 	private boolean finished;
 
 	private volatile boolean lost;
@@ -39,6 +41,7 @@ public final class RunningJob {
 			return false;
 		}
 		this.thread = thread;
+		this.started = true;
 		return true;
 	}
 
@@ -47,12 +50,17 @@ public final class RunningJob {
 	 * @return whether the job had not started (and now never will here)
 	 */
 	public synchronized boolean abandonIfNotStarted() {
-		if (this.thread != null || this.finished) {
+		if (this.started || this.finished) {
 			return false;
 		}
 		this.lost = true;
 		this.extendable = false;
 		return true;
+	}
+
+	/** Whether a handler thread took the job (it may have finished since). */
+	public synchronized boolean hasStarted() {
+		return this.started;
 	}
 
 	/** Record that the handler is done; no interrupt reaches the thread after this. */
