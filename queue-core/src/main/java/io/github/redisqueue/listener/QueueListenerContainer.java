@@ -252,8 +252,8 @@ public class QueueListenerContainer implements SmartLifecycle {
 			// back above, counting nothing.
 			List<JobRef> unfinished = new ArrayList<>();
 			for (RunningJob job : loop.running()) {
-				if (job.hasStarted()) {
-					job.loseLease();
+				// a job settled meanwhile is not interrupted: its thread may be sending acknowledgements
+				if (job.hasStarted() && job.loseLease()) {
 					unfinished.add(job.job().ref());
 				}
 			}
@@ -367,16 +367,17 @@ public class QueueListenerContainer implements SmartLifecycle {
 		}
 		try {
 			invoke(job, ack);
-			if (running.isLost()) {
+			boolean unsettled = mode == AcknowledgementMode.ON_SUCCESS || mode == AcknowledgementMode.ALWAYS
+					|| (mode == AcknowledgementMode.MANUAL && !ack.isSettled());
+			// one step: either the lease was lost before, or no interrupt can reach this thread now
+			if (unsettled && !running.stopExtending()) {
 				logger.warn("Job {} of queue '{}' finished after its lease was lost; not acknowledged", job.id(),
 						this.queue);
 			}
 			else if (mode == AcknowledgementMode.ON_SUCCESS || mode == AcknowledgementMode.ALWAYS) {
-				running.stopExtending();
 				this.acks.complete(job.ref());
 			}
-			else if (mode == AcknowledgementMode.MANUAL && !ack.isSettled()) {
-				running.stopExtending();
+			else if (unsettled) {
 				logger.warn("Listener of queue '{}' returned without settling job {}; it runs again when its lease ends",
 						this.queue, job.id());
 			}
@@ -393,7 +394,11 @@ public class QueueListenerContainer implements SmartLifecycle {
 	 */
 	private boolean completeAtStart(RunningJob running) {
 		ReservedJob job = running.job();
-		running.stopExtending();
+		if (!running.stopExtending()) {
+			logger.warn("Job {} of queue '{}' not run (mode AT_MOST_ONCE): its lease was lost before it started",
+					job.id(), this.queue);
+			return false;
+		}
 		AckResult result;
 		try {
 			result = this.template.complete(this.queue, job.ref());
@@ -431,11 +436,10 @@ public class QueueListenerContainer implements SmartLifecycle {
 
 	private void failed(RunningJob running, DefaultAcknowledgement ack, Throwable ex) {
 		ReservedJob job = running.job();
-		if (running.isLost()) {
+		if (!running.stopExtending()) {
 			logger.warn("Job {} of queue '{}' failed after its lease was lost: {}", job.id(), this.queue, ex.toString());
 			return;
 		}
-		running.stopExtending();
 		switch (this.options.acknowledgementMode()) {
 			case ALWAYS -> {
 				logger.error("Listener of queue '{}' failed on job {}; completing it anyway (mode ALWAYS)", this.queue,
