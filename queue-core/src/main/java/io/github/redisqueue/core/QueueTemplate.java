@@ -840,9 +840,9 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	}
 
 	/**
-	 * Touches every job dead when the call began, each at most once: after the first step only
-	 * jobs that died before that step are taken, so jobs that die again meanwhile (and jobs whose
-	 * retry was refused, which are stamped with the time of refusal) are left for a later call.
+	 * Touches every job dead when the call began, each once: after the first step only jobs that
+	 * died by the time of that step are taken, so jobs that die again later (and jobs whose retry
+	 * was refused, which are stamped a millisecond after the refusal) are left for a later call.
 	 */
 	private long deadOpAll(String queue, byte[] op) {
 		QueueKeys k = keys(queue);
@@ -857,7 +857,7 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 				return total;
 			}
 			if (before == ANY_TIME) {
-				before = ascii("(" + longValue(reply.get(2)));
+				before = num(longValue(reply.get(2)));
 			}
 		}
 	}

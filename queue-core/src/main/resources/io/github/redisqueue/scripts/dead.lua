@@ -1,9 +1,10 @@
 -- Acts on dead letters. ARGV[3] 'retry' or 'purge', ARGV[4] the most jobs to touch when no ids
--- follow (then the oldest dead jobs are taken, those that died before ARGV[5] only: a score
--- bound such as '(1700000000000', or '+inf'), then optional ids from ARGV[6].
+-- follow (then the oldest dead jobs are taken, those that died at or before ARGV[5] only: a time
+-- in ms, or '+inf'), then optional ids from ARGV[6].
 -- Retried jobs start again with no attempts used, at the end of their priority level; a past
 -- expiry is cleared. A job whose uniqueness key is held by another job stays dead, its error says
--- why, and its time of death becomes now (so that one retry-all call passes over it once).
+-- why, and its time of death becomes a millisecond from now (after the bound of any retry-all call
+-- under way, so that the call passes over it once).
 -- Returns the number of jobs retried or purged, the number refused, and the server time.
 local op, limit = ARGV[3], tonumber(ARGV[4])
 local now = now_ms()
@@ -34,11 +35,11 @@ for _, id in ipairs(ids) do
       count = count + 1
     elseif holder then
       redis.call('HSET', jk, 'error', "retry refused: uniqueness key '" .. f[3] .. "' is held by job " .. holder)
-      redis.call('ZADD', K_DEAD, now, id)
+      redis.call('ZADD', K_DEAD, now + 1, id)
       refused = refused + 1
     elseif corrupt(f, names, {2}) then
       redis.call('HSET', jk, 'error', 'retry refused: ' .. corrupt(f, names, {2}))
-      redis.call('ZADD', K_DEAD, now, id)
+      redis.call('ZADD', K_DEAD, now + 1, id)
       refused = refused + 1
     else
       redis.call('ZREM', K_DEAD, id)
