@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -22,9 +23,13 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * {@code retry-dead} or {@code purge-dead} (optionally {@code id} for one dead job). Every write
  * is logged with the queue and the count it touched.
  *
+ * <p>Like Spring Boot's own endpoints with side effects, its access is read-only by default:
+ * exposing it exposes the reads only, and the writes need
+ * {@code management.endpoint.queues.access=unrestricted}.
+ *
  * @since 0.1.0
  */
-@Endpoint(id = "queues")
+@Endpoint(id = "queues", defaultAccess = Access.READ_ONLY)
 public class QueuesEndpoint {
 
 	private static final Logger logger = LoggerFactory.getLogger(QueuesEndpoint.class);

@@ -29,7 +29,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The {@code queues} Actuator endpoint over real HTTP against a real Redis: reading all queues
- * and one queue with its dead letters and workers, and every write operation, each logged.
+ * and one queue with its dead letters and workers, and every write operation (allowed by the
+ * sample's {@code management.endpoint.queues.access=unrestricted}), each logged.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "sample.embedded-redis=false", "queue.queues.emails.max-attempts=1",
