@@ -11,6 +11,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 /**
  * Configuration properties of redis-queue, under {@code queue.}.
@@ -19,10 +21,15 @@ import org.springframework.util.unit.DataSize;
  * then {@code queue.queues.<name>.*} for its queue, then the attributes set on its
  * {@code @QueueListener}.
  *
+ * <p>The properties check themselves when they are bound: a value that cannot work (such as a
+ * reaper batch above 10,000, a lease above 7 days, or a listener's concurrency plus prefetch
+ * above 10,000) stops the application at startup with the property, its value and the allowed
+ * range.
+ *
  * @since 0.1.0
  */
 @ConfigurationProperties("queue")
-public class QueueProperties {
+public class QueueProperties implements Validator {
 
 	/**
 	 * Prefix of every Redis key of the queues.
@@ -128,6 +135,16 @@ public class QueueProperties {
 
 	public Map<String, QueueListenerSettings> getQueues() {
 		return this.queues;
+	}
+
+	@Override
+	public boolean supports(Class<?> type) {
+		return QueueProperties.class.isAssignableFrom(type);
+	}
+
+	@Override
+	public void validate(Object target, Errors errors) {
+		QueuePropertiesValidator.validate((QueueProperties) target, errors);
 	}
 
 	/**
