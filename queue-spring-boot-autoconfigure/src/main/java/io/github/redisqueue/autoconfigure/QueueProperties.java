@@ -67,6 +67,8 @@ public class QueueProperties implements Validator {
 
 	private final Metrics metrics = new Metrics();
 
+	private final RedisCheck redisCheck = new RedisCheck();
+
 	/**
 	 * Per-queue listener settings, by queue name; they override queue.listener.* and are
 	 * overridden by attributes set on @QueueListener.
@@ -131,6 +133,10 @@ public class QueueProperties implements Validator {
 
 	public Metrics getMetrics() {
 		return this.metrics;
+	}
+
+	public RedisCheck getRedisCheck() {
+		return this.redisCheck;
 	}
 
 	public Map<String, QueueListenerSettings> getQueues() {
@@ -701,6 +707,28 @@ public class QueueProperties implements Validator {
 
 		public void setRefreshInterval(Duration refreshInterval) {
 			this.refreshInterval = refreshInterval;
+		}
+
+	}
+
+	/**
+	 * The startup check of the Redis settings the queues depend on.
+	 */
+	public static class RedisCheck {
+
+		/**
+		 * Whether to read the Redis settings once at startup (CONFIG GET, or INFO where CONFIG is
+		 * not allowed) and log a warning when maxmemory-policy is not noeviction or nothing is
+		 * persisted.
+		 */
+		private boolean enabled = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
 		}
 
 	}
