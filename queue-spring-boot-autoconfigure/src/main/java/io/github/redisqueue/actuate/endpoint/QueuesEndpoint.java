@@ -72,28 +72,14 @@ public class QueuesEndpoint {
 	@WriteOperation
 	public QueueActionDescriptor act(@Selector String name, @Selector String action, @Nullable String id) {
 		return checked(() -> switch (action) {
-			case "pause" -> stateChange(name, action, pause(name));
-			case "resume" -> stateChange(name, action, resume(name));
+			case "pause" -> stateChange(name, action, this.operations.pause(name));
+			case "resume" -> stateChange(name, action, this.operations.resume(name));
 			case "retry-dead" -> jobs(name, action, (id != null) ? (this.operations.retryDead(name, id) ? 1 : 0)
 					: this.operations.retryAllDead(name));
 			case "purge-dead" -> jobs(name, action, (id != null) ? (this.operations.purgeDead(name, id) ? 1 : 0)
 					: this.operations.purgeAllDead(name));
 			default -> throw invalid("Unknown action '" + action + "': use pause, resume, retry-dead or purge-dead");
 		});
-	}
-
-	/** Pause the queue; whether it was running until now. */
-	private boolean pause(String name) {
-		boolean wasPaused = this.operations.counts(name).paused();
-		this.operations.pause(name);
-		return !wasPaused;
-	}
-
-	/** Resume the queue; whether it was paused until now. */
-	private boolean resume(String name) {
-		boolean wasPaused = this.operations.counts(name).paused();
-		this.operations.resume(name);
-		return wasPaused;
 	}
 
 	private static QueueActionDescriptor stateChange(String name, String action, boolean changed) {
