@@ -71,11 +71,13 @@ public final class QueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 	QueueTemplate queueTemplate(RedisConnectionFactory connectionFactory, BeanFactory beanFactory,
-			JobSerializer serializer, QueueSettings settings, QueueScripts scripts, ObjectProvider<JobEvents> events) {
+			JobSerializer serializer, QueueSettings settings, QueueScripts scripts, ObjectProvider<JobEvents> events,
+			QueueProperties properties) {
 		RedisConnectionFactory queueConnections = beanFactory.containsBean(QUEUE_CONNECTION_FACTORY_BEAN_NAME)
 				? beanFactory.getBean(QUEUE_CONNECTION_FACTORY_BEAN_NAME, RedisConnectionFactory.class)
 				: connectionFactory;
 		QueueTemplate template = new QueueTemplate(queueConnections, serializer, settings, scripts);
+		template.setEnqueueTimeout(properties.getEnqueueTimeout());
 		events.ifAvailable(template::setJobEvents);
 		return template;
 	}

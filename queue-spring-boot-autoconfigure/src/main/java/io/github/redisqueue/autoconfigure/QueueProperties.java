@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.github.redisqueue.core.QueueSettings;
+import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.listener.AcknowledgementMode;
 import io.github.redisqueue.listener.ContainerOptions;
 import org.jspecify.annotations.Nullable;
@@ -52,6 +53,12 @@ public class QueueProperties implements Validator {
 	 * Attempts a job gets when its enqueue options name none.
 	 */
 	private int maxAttempts = QueueSettings.DEFAULT_MAX_ATTEMPTS;
+
+	/**
+	 * Longest wait of an enqueue call for Redis; past it the call fails with a QueueException
+	 * (it may still have created its jobs: retry with an idempotency key).
+	 */
+	private Duration enqueueTimeout = QueueTemplate.DEFAULT_ENQUEUE_TIMEOUT;
 
 	private final Listener listener = new Listener();
 
@@ -105,6 +112,14 @@ public class QueueProperties implements Validator {
 
 	public void setMaxAttempts(int maxAttempts) {
 		this.maxAttempts = maxAttempts;
+	}
+
+	public Duration getEnqueueTimeout() {
+		return this.enqueueTimeout;
+	}
+
+	public void setEnqueueTimeout(Duration enqueueTimeout) {
+		this.enqueueTimeout = enqueueTimeout;
 	}
 
 	public Listener getListener() {

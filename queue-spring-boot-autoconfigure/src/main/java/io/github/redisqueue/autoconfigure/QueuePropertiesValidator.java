@@ -61,6 +61,7 @@ final class QueuePropertiesValidator {
 		}
 		range("max-attempts", properties.getMaxAttempts(), 1, JobOptions.MAX_ATTEMPTS_LIMIT);
 		range("reaper.batch", properties.getReaper().getBatch(), 1, MAX_BATCH);
+		range("enqueue-timeout", properties.getEnqueueTimeout(), Duration.ofMillis(1), Duration.ofMinutes(10));
 		if (properties.getMaxPayloadSize().toBytes() < 1 || properties.getMaxPayloadSize().toBytes() > Integer.MAX_VALUE) {
 			reject("max-payload-size", properties.getMaxPayloadSize(),
 					"it must be from 1B to " + Integer.MAX_VALUE + "B");
@@ -145,6 +146,9 @@ final class QueuePropertiesValidator {
 	private static String text(Duration duration) {
 		if (duration.toMillis() % 86_400_000 == 0) {
 			return duration.toDays() + "d";
+		}
+		if (duration.toMillis() % 60_000 == 0) {
+			return duration.toMinutes() + "m";
 		}
 		if (duration.toMillis() % 1000 == 0) {
 			return duration.toSeconds() + "s";

@@ -97,6 +97,13 @@ class QueuePropertiesValidationTests {
 	}
 
 	@Test
+	void enqueueTimeoutFrom1MillisecondTo10Minutes() {
+		refused("queue.enqueue-timeout=0ms", "queue.enqueue-timeout is PT0S", "must be from 1ms to 10m");
+		refused("queue.enqueue-timeout=11m", "queue.enqueue-timeout is PT11M", "must be from 1ms to 10m");
+		accepted("queue.enqueue-timeout=10m");
+	}
+
+	@Test
 	void everyProblemIsReportedAtOnce() {
 		refused(new String[] { "queue.reaper.batch=20000", "queue.listener.lease=8d", "queue.worker-id=a#b" },
 				"queue.reaper.batch is 20000", "queue.listener.lease is PT192H", "queue.worker-id is a#b");
