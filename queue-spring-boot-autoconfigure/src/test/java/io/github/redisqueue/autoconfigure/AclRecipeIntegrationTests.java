@@ -1,11 +1,15 @@
 package io.github.redisqueue.autoconfigure;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
 
 import io.github.redisqueue.actuate.endpoint.QueuesEndpoint;
 import io.github.redisqueue.annotation.QueueListener;
@@ -30,28 +34,31 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The ACL recipe of the README: a Redis user limited to the queue keys and to the commands the
- * library sends (directly and inside its scripts) runs producers, listeners, lease extension,
- * retries, dead letters, the reaper, the worker registry, the administration calls and the
- * startup check, with no command refused.
+ * The ACL recipe of the README, read from README.md: a Redis user limited to the queue keys and
+ * to the commands the library sends (directly and inside its scripts) runs producers,
+ * listeners, lease extension, retries, dead letters, the reaper, the worker registry, the
+ * administration calls and the startup check, with no command refused.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class AclRecipeIntegrationTests {
 
-	/** The rules of README's "A Redis user for the queues", after {@code ACL SETUSER queues on >secret}. */
-	static final String RULES = "resetkeys ~{rq:* ~rq:* resetchannels -@all "
-			+ "+evalsha +eval +script|load +time "
-			+ "+get +set +del +exists +incr +pexpire +sadd +smembers +rpush +llen +blmove "
-			+ "+hget +hmget +hset +hgetall +hincrby "
-			+ "+zadd +zrem +zcard +zrange +zrevrange +zrangebyscore +zremrangebyscore +zpopmin "
-			+ "+info +ping";
+	/** The ACL line of README's "A Redis user for the queues", read from the README itself. */
+	static String readmeRecipe() throws IOException {
+		String prefix = "ACL SETUSER queues on >change-me ";
+		try (Stream<String> lines = Files.lines(Path.of("..", "README.md"))) {
+			return lines.filter((line) -> line.startsWith(prefix))
+				.findFirst()
+				.orElseThrow(() -> new IllegalStateException("README.md has no line starting with " + prefix));
+		}
+	}
 
 	@Test
-	void limitedUserRunsEverythingTheLibraryDoes(CapturedOutput output) {
+	void limitedUserRunsEverythingTheLibraryDoes(CapturedOutput output) throws IOException {
+		String recipe = readmeRecipe();
 		try (RedisServerProcess server = TestRedis.startPrivate("--appendonly", "yes")) {
 			LettuceConnectionFactory admin = TestRedis.connectionFactory(server.endpoint());
 			try {
-				command(admin, ("ACL SETUSER queues on >secret " + RULES).split(" "));
+				command(admin, recipe.replace(">change-me", ">secret").split(" "));
 				new ApplicationContextRunner()
 					.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, QueueAutoConfiguration.class,
 							QueueListenerAutoConfiguration.class, QueueReaperAutoConfiguration.class))

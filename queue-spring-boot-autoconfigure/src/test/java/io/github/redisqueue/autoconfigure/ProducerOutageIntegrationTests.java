@@ -1,8 +1,10 @@
 package io.github.redisqueue.autoconfigure;
 
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.function.Consumer;
 
+import io.github.redisqueue.core.QueueException;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.test.RedisServerProcess;
 import io.github.redisqueue.test.TestRedis;
@@ -14,6 +16,7 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBuilderCustomizer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisConnectionFailureException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
@@ -21,30 +24,34 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * What a producer sees while Redis is down, as README's "While Redis is down" states it: an
- * enqueue waits for {@code spring.data.redis.timeout} and then throws, whether redis-server is
- * stopped or frozen; with Lettuce rejecting commands while disconnected it throws at once.
+ * enqueue fails after {@code queue.enqueue-timeout}, other calls after
+ * {@code spring.data.redis.timeout}, whether redis-server is stopped or frozen; with Lettuce
+ * rejecting commands while disconnected an enqueue fails at once; with no Redis ever reached, it
+ * fails on connecting.
  */
 class ProducerOutageIntegrationTests {
 
-	private static final Duration TIMEOUT = Duration.ofSeconds(2);
+	private static final Duration ENQUEUE_TIMEOUT = Duration.ofSeconds(1);
+
+	private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
 	@Test
-	void enqueueWaitsForTheCommandTimeoutWhileRedisIsStopped() {
-		whileDown(RedisServerProcess::stop, (queues) -> {
-			long start = System.nanoTime();
-			assertThatExceptionOfType(QueryTimeoutException.class).isThrownBy(() -> queues.enqueue("outage", "x"));
-			assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(TIMEOUT.minusMillis(100),
-					TIMEOUT.plusSeconds(2));
-		});
+	void enqueueFailsAfterTheEnqueueTimeoutWhileRedisIsStopped() {
+		whileDown(RedisServerProcess::stop, this::enqueueTimesOut);
 	}
 
 	@Test
-	void enqueueWaitsForTheCommandTimeoutWhileRedisHangs() {
+	void enqueueFailsAfterTheEnqueueTimeoutWhileRedisHangs() {
+		whileDown(RedisServerProcess::freeze, this::enqueueTimesOut);
+	}
+
+	@Test
+	void otherCallsFailAfterTheCommandTimeoutWhileRedisHangs() {
 		whileDown(RedisServerProcess::freeze, (queues) -> {
 			long start = System.nanoTime();
-			assertThatExceptionOfType(QueryTimeoutException.class).isThrownBy(() -> queues.enqueue("outage", "x"));
-			assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(TIMEOUT.minusMillis(100),
-					TIMEOUT.plusSeconds(2));
+			assertThatExceptionOfType(QueryTimeoutException.class).isThrownBy(() -> queues.counts("outage"));
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(COMMAND_TIMEOUT.minusMillis(100),
+					COMMAND_TIMEOUT.plusSeconds(2));
 		});
 	}
 
@@ -59,9 +66,37 @@ class ProducerOutageIntegrationTests {
 					server.stop();
 					long start = System.nanoTime();
 					assertThatException().isThrownBy(() -> queues.enqueue("outage", "x"));
-					assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+					assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(500));
 				});
 		}
+	}
+
+	@Test
+	void enqueueFailsToConnectWhenRedisWasNeverReachable() throws Exception {
+		int port;
+		try (ServerSocket socket = new ServerSocket(0)) {
+			port = socket.getLocalPort();
+		}
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, QueueAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + port,
+					"queue.redis-check.enabled=false")
+			.run((context) -> {
+				long start = System.nanoTime();
+				assertThatExceptionOfType(RedisConnectionFailureException.class)
+					.isThrownBy(() -> context.getBean(QueueTemplate.class).enqueue("outage", "x"));
+				Duration took = Duration.ofNanos(System.nanoTime() - start);
+				System.out.println("enqueue with no Redis ever reachable failed after " + took.toMillis() + " ms");
+				assertThat(took).isLessThan(QueueTemplate.DEFAULT_ENQUEUE_TIMEOUT);
+			});
+	}
+
+	private void enqueueTimesOut(QueueTemplate queues) {
+		long start = System.nanoTime();
+		assertThatExceptionOfType(QueueException.class).isThrownBy(() -> queues.enqueue("outage", "x"))
+			.withMessageContaining("Redis did not answer within PT1S");
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(ENQUEUE_TIMEOUT.minusMillis(100),
+				ENQUEUE_TIMEOUT.plusSeconds(2));
 	}
 
 	private void whileDown(Consumer<RedisServerProcess> outage, Consumer<QueueTemplate> check) {
@@ -84,7 +119,8 @@ class ProducerOutageIntegrationTests {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, QueueAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.host=" + server.host(), "spring.data.redis.port=" + server.port(),
-					"spring.data.redis.timeout=" + TIMEOUT.toMillis() + "ms", "queue.redis-check.enabled=false");
+					"spring.data.redis.timeout=" + COMMAND_TIMEOUT.toMillis() + "ms",
+					"queue.enqueue-timeout=" + ENQUEUE_TIMEOUT.toMillis() + "ms", "queue.redis-check.enabled=false");
 	}
 
 }
