@@ -104,6 +104,16 @@ class QueuePropertiesValidationTests {
 	}
 
 	@Test
+	void pollIntervalMustBeShorterThanTheRedisCommandTimeout() {
+		refused(new String[] { "spring.data.redis.timeout=1s" }, "queue.listener.poll-interval (PT1S) must be shorter "
+				+ "than the Redis command timeout", "spring.data.redis.timeout", "PT1S");
+		refused(new String[] { "spring.data.redis.timeout=2s", "queue.queues.[mail.out].poll-interval=3s" },
+				"queue.queues.[mail.out].poll-interval (PT3S) must be shorter than the Redis command timeout");
+		accepted("spring.data.redis.timeout=1100ms");
+		accepted("spring.data.redis.timeout=2s", "queue.listener.poll-interval=1900ms");
+	}
+
+	@Test
 	void everyProblemIsReportedAtOnce() {
 		refused(new String[] { "queue.reaper.batch=20000", "queue.listener.lease=8d", "queue.worker-id=a#b" },
 				"queue.reaper.batch is 20000", "queue.listener.lease is PT192H", "queue.worker-id is a#b");
