@@ -21,6 +21,7 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -38,6 +39,7 @@ import static org.awaitility.Awaitility.await;
 				"queue.listener.poll-interval=200ms", "queue.workers.heartbeat-interval=200ms",
 				"queue.workers.time-to-live=2s", "spring.web.error.include-message=always" })
 @ExtendWith(OutputCaptureExtension.class)
+@DirtiesContext
 class QueuesEndpointHttpIntegrationTests {
 
 	private static final JsonMapper json = JsonMapper.builder().build();
