@@ -14,6 +14,7 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -70,13 +71,26 @@ public final class QueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 	QueueTemplate queueTemplate(RedisConnectionFactory connectionFactory, BeanFactory beanFactory,
-			JobSerializer serializer, QueueSettings settings, QueueScripts scripts, ObjectProvider<JobEvents> events) {
+			JobSerializer serializer, QueueSettings settings, QueueScripts scripts, ObjectProvider<JobEvents> events,
+			QueueProperties properties) {
 		RedisConnectionFactory queueConnections = beanFactory.containsBean(QUEUE_CONNECTION_FACTORY_BEAN_NAME)
 				? beanFactory.getBean(QUEUE_CONNECTION_FACTORY_BEAN_NAME, RedisConnectionFactory.class)
 				: connectionFactory;
 		QueueTemplate template = new QueueTemplate(queueConnections, serializer, settings, scripts);
+		template.setEnqueueTimeout(properties.getEnqueueTimeout());
 		events.ifAvailable(template::setJobEvents);
 		return template;
+	}
+
+	/**
+	 * Reads the Redis settings the guarantees depend on once at startup, off the startup thread,
+	 * and warns when eviction or the absence of persistence can lose jobs.
+	 */
+	@Bean
+	@ConditionalOnBooleanProperty(name = "queue.redis-check.enabled", matchIfMissing = true)
+	@ConditionalOnSingleCandidate(QueueTemplate.class)
+	RedisConfigurationCheck queueRedisConfigurationCheck(QueueTemplate queueTemplate) {
+		return new RedisConfigurationCheck(queueTemplate.getConnectionFactory());
 	}
 
 	/**

@@ -1,5 +1,9 @@
 package io.github.redisqueue.autoconfigure;
 
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import io.github.redisqueue.annotation.EnableQueueListeners;
 import io.github.redisqueue.config.DefaultQueueListenerContainerFactory;
 import io.github.redisqueue.config.QueueListenerConfigUtils;
@@ -20,6 +24,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * Auto-configuration of {@code @QueueListener} support: the configurer, the default container
@@ -49,9 +54,38 @@ public final class QueueListenerAutoConfiguration {
 	@ConditionalOnMissingBean(name = QueueListenerConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)
 	DefaultQueueListenerContainerFactory queueListenerContainerFactory(QueueListenerContainerFactoryConfigurer configurer,
 			QueueTemplate queueTemplate) {
+		checkPollIntervals(queueTemplate, configurer.getProperties());
 		DefaultQueueListenerContainerFactory factory = new DefaultQueueListenerContainerFactory(queueTemplate);
 		configurer.configure(factory);
 		return factory;
+	}
+
+	/**
+	 * An idle listener blocks on Redis for up to its poll interval: a Redis command timeout that
+	 * is not longer cuts every such wait off with a timeout, which the fetch loop can only log as
+	 * a failure. Refused at startup, naming both settings.
+	 */
+	static void checkPollIntervals(QueueTemplate queueTemplate, QueueProperties properties) {
+		if (!(queueTemplate.getConnectionFactory() instanceof LettuceConnectionFactory lettuce)) {
+			return;
+		}
+		Duration timeout = Duration.ofMillis(lettuce.getTimeout());
+		Map<String, Duration> pollIntervals = new LinkedHashMap<>();
+		pollIntervals.put("queue.listener.poll-interval", properties.getListener().getPollInterval());
+		properties.getQueues().forEach((queue, settings) -> {
+			if (settings.getPollInterval() != null) {
+				pollIntervals.put("queue.queues.[" + queue + "].poll-interval", settings.getPollInterval());
+			}
+		});
+		pollIntervals.forEach((property, pollInterval) -> {
+			if (pollInterval.compareTo(timeout) >= 0) {
+				throw new IllegalStateException(property + " (" + pollInterval + ") must be shorter than the Redis "
+						+ "command timeout of the queues' connection (spring.data.redis.timeout, or the timeout of "
+						+ "queue.redis.url: " + timeout + "): an idle listener blocks on Redis for up to its poll "
+						+ "interval, and every such wait would time out. Raise the timeout above the poll interval "
+						+ "plus a margin, or lower the poll interval.");
+			}
+		});
 	}
 
 	@Bean

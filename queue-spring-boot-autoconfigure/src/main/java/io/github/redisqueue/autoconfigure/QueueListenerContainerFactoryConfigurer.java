@@ -40,6 +40,11 @@ public class QueueListenerContainerFactoryConfigurer {
 		this.observationRegistry = observationRegistry;
 	}
 
+	/** The properties it copies. */
+	QueueProperties getProperties() {
+		return this.properties;
+	}
+
 	/**
 	 * Configure a factory with the properties.
 	 * @param factory the factory

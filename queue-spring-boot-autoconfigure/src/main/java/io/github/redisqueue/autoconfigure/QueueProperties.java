@@ -5,12 +5,15 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.github.redisqueue.core.QueueSettings;
+import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.listener.AcknowledgementMode;
 import io.github.redisqueue.listener.ContainerOptions;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 /**
  * Configuration properties of redis-queue, under {@code queue.}.
@@ -19,10 +22,15 @@ import org.springframework.util.unit.DataSize;
  * then {@code queue.queues.<name>.*} for its queue, then the attributes set on its
  * {@code @QueueListener}.
  *
+ * <p>The properties check themselves when they are bound: a value that cannot work (such as a
+ * reaper batch above 10,000, a lease above 7 days, or a listener's concurrency plus prefetch
+ * above 10,000) stops the application at startup with the property, its value and the allowed
+ * range.
+ *
  * @since 0.1.0
  */
 @ConfigurationProperties("queue")
-public class QueueProperties {
+public class QueueProperties implements Validator {
 
 	/**
 	 * Prefix of every Redis key of the queues.
@@ -46,6 +54,12 @@ public class QueueProperties {
 	 */
 	private int maxAttempts = QueueSettings.DEFAULT_MAX_ATTEMPTS;
 
+	/**
+	 * Longest wait of an enqueue call for Redis; past it the call fails with a QueueException
+	 * (it may still have created its jobs: retry with an idempotency key).
+	 */
+	private Duration enqueueTimeout = QueueTemplate.DEFAULT_ENQUEUE_TIMEOUT;
+
 	private final Listener listener = new Listener();
 
 	private final Reaper reaper = new Reaper();
@@ -59,6 +73,8 @@ public class QueueProperties {
 	private final Workers workers = new Workers();
 
 	private final Metrics metrics = new Metrics();
+
+	private final RedisCheck redisCheck = new RedisCheck();
 
 	/**
 	 * Per-queue listener settings, by queue name; they override queue.listener.* and are
@@ -98,6 +114,14 @@ public class QueueProperties {
 		this.maxAttempts = maxAttempts;
 	}
 
+	public Duration getEnqueueTimeout() {
+		return this.enqueueTimeout;
+	}
+
+	public void setEnqueueTimeout(Duration enqueueTimeout) {
+		this.enqueueTimeout = enqueueTimeout;
+	}
+
 	public Listener getListener() {
 		return this.listener;
 	}
@@ -126,8 +150,22 @@ public class QueueProperties {
 		return this.metrics;
 	}
 
+	public RedisCheck getRedisCheck() {
+		return this.redisCheck;
+	}
+
 	public Map<String, QueueListenerSettings> getQueues() {
 		return this.queues;
+	}
+
+	@Override
+	public boolean supports(Class<?> type) {
+		return QueueProperties.class.isAssignableFrom(type);
+	}
+
+	@Override
+	public void validate(Object target, Errors errors) {
+		QueuePropertiesValidator.validate((QueueProperties) target, errors);
 	}
 
 	/**
@@ -684,6 +722,28 @@ public class QueueProperties {
 
 		public void setRefreshInterval(Duration refreshInterval) {
 			this.refreshInterval = refreshInterval;
+		}
+
+	}
+
+	/**
+	 * The startup check of the Redis settings the queues depend on.
+	 */
+	public static class RedisCheck {
+
+		/**
+		 * Whether to read the Redis settings once at startup (CONFIG GET, or INFO where CONFIG is
+		 * not allowed) and log a warning when maxmemory-policy is not noeviction or nothing is
+		 * persisted.
+		 */
+		private boolean enabled = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
 		}
 
 	}

@@ -139,8 +139,10 @@ class QueueAutoConfigurationTests {
 	void engineSettingsAreBound() {
 		this.contextRunner
 			.withPropertyValues("queue.key-prefix=jobs", "queue.worker-id=pod-7", "queue.max-payload-size=2KB",
-					"queue.max-attempts=9", "queue.retention.completed=1h", "queue.reaper.batch=50")
+					"queue.max-attempts=9", "queue.retention.completed=1h", "queue.reaper.batch=50",
+					"queue.enqueue-timeout=750ms")
 			.run((context) -> {
+				assertThat(context.getBean(QueueTemplate.class).getEnqueueTimeout()).isEqualTo(Duration.ofMillis(750));
 				QueueSettings settings = context.getBean(QueueTemplate.class).getSettings();
 				assertThat(settings.keyPrefix()).isEqualTo("jobs");
 				assertThat(settings.workerId()).isEqualTo("pod-7");

@@ -1,6 +1,7 @@
 package io.github.redisqueue.autoconfigure;
 
 import io.github.redisqueue.core.QueueSettings;
+import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.listener.ContainerOptions;
 import org.junit.jupiter.api.Test;
 
@@ -24,6 +25,7 @@ class QueuePropertiesTests {
 		assertThat(this.properties.getRetention().getDead()).isEqualTo(core.deadRetention());
 		assertThat(this.properties.getReaper().getBatch()).isEqualTo(core.reapBatch());
 		assertThat(this.properties.getWorkerId()).isNull();
+		assertThat(this.properties.getEnqueueTimeout()).isEqualTo(QueueTemplate.DEFAULT_ENQUEUE_TIMEOUT);
 	}
 
 	@Test

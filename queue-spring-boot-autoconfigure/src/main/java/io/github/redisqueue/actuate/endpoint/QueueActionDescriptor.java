@@ -5,7 +5,9 @@ package io.github.redisqueue.actuate.endpoint;
  *
  * @param queue the queue
  * @param action the action
- * @param count how many jobs it touched (1 for pause and resume)
+ * @param count for {@code retry-dead} and {@code purge-dead}, how many jobs it touched; for
+ * {@code pause} and {@code resume}, 1 when the queue's state changed and 0 when it already was
+ * paused or running
  * @since 0.1.0
  */
 public record QueueActionDescriptor(String queue, String action, long count) {

@@ -21,6 +21,7 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -29,13 +30,16 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The {@code queues} Actuator endpoint over real HTTP against a real Redis: reading all queues
- * and one queue with its dead letters and workers, and every write operation, each logged.
+ * and one queue with its dead letters and workers, and every write operation (allowed by the
+ * sample's {@code management.endpoint.queues.access=unrestricted}), each logged; invalid
+ * requests answer 400 with the rule they break.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "sample.embedded-redis=false", "queue.queues.emails.max-attempts=1",
 				"queue.listener.poll-interval=200ms", "queue.workers.heartbeat-interval=200ms",
-				"queue.workers.time-to-live=2s" })
+				"queue.workers.time-to-live=2s", "spring.web.error.include-message=always" })
 @ExtendWith(OutputCaptureExtension.class)
+@DirtiesContext
 class QueuesEndpointHttpIntegrationTests {
 
 	private static final JsonMapper json = JsonMapper.builder().build();
@@ -96,11 +100,46 @@ class QueuesEndpointHttpIntegrationTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> get("/actuator/queues").at("/emails/dead").asLong() == 1);
 		assertThat(post("/actuator/queues/emails/retry-dead", "{}").at("/count").asLong()).isEqualTo(1);
 
-		assertThat(output).contains("Queue 'emails': pause touched 1 job(s)")
+		assertThat(output).contains("Queue 'emails': pause through the queues endpoint changed its state")
 			.contains("Queue 'emails': retry-dead touched 1 job(s)")
 			.contains("Queue 'emails': purge-dead touched 1 job(s)")
-			.contains("Queue 'emails': resume touched 1 job(s)");
+			.contains("Queue 'emails': resume through the queues endpoint changed its state");
 		assertThat(status("/actuator/queues/emails/explode")).isEqualTo(400);
+	}
+
+	@Test
+	void pauseAndResumeCountOnlyAChangeOfState() throws Exception {
+		this.queues.resume("idle");
+		assertThat(post("/actuator/queues/idle/pause", "{}").at("/count").asLong()).isEqualTo(1);
+		assertThat(post("/actuator/queues/idle/pause", "{}").at("/count").asLong()).isZero();
+		assertThat(post("/actuator/queues/idle/resume", "{}").at("/count").asLong()).isEqualTo(1);
+		JsonNode again = post("/actuator/queues/idle/resume", "{}");
+		assertThat(again.at("/queue").asString()).isEqualTo("idle");
+		assertThat(again.at("/action").asString()).isEqualTo("resume");
+		assertThat(again.at("/count").asLong()).isZero();
+	}
+
+	@Test
+	void invalidQueueNamesAndPagesAreBadRequestsWithTheRule() throws Exception {
+		HttpResponse<String> read = this.http.send(HttpRequest.newBuilder(uri("/actuator/queues/bad%20name")).build(),
+				HttpResponse.BodyHandlers.ofString());
+		assertThat(read.statusCode()).as(read.body()).isEqualTo(400);
+		assertThat(read.body()).contains("Queue name 'bad name' is invalid")
+			.contains("letters, digits, '.', '_' or '-'");
+		HttpResponse<String> write = send("/actuator/queues/bad%20name/pause", "{}");
+		assertThat(write.statusCode()).as(write.body()).isEqualTo(400);
+		assertThat(write.body()).contains("Queue name 'bad name' is invalid");
+		assertThat(send("/actuator/queues/bad%20name/retry-dead", "{\"id\":\"1\"}").statusCode()).isEqualTo(400);
+		HttpResponse<String> page = this.http.send(
+				HttpRequest.newBuilder(uri("/actuator/queues/emails?offset=-1&size=5")).build(),
+				HttpResponse.BodyHandlers.ofString());
+		assertThat(page.statusCode()).as(page.body()).isEqualTo(400);
+		assertThat(page.body()).contains("offset -1 is invalid");
+		HttpResponse<String> size = this.http.send(
+				HttpRequest.newBuilder(uri("/actuator/queues/emails?size=0")).build(),
+				HttpResponse.BodyHandlers.ofString());
+		assertThat(size.statusCode()).as(size.body()).isEqualTo(400);
+		assertThat(size.body()).contains("size 0 is out of range");
 	}
 
 	private JsonNode get(String path) throws Exception {

@@ -1,0 +1,159 @@
+package io.github.redisqueue.autoconfigure;
+
+import java.time.Duration;
+import java.util.Map;
+
+import io.github.redisqueue.autoconfigure.QueueProperties.QueueListenerSettings;
+import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.QueueNames;
+import io.github.redisqueue.core.QueueTemplate;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.validation.Errors;
+
+/**
+ * The checks behind {@link QueueProperties#validate}: every value the engine or a listener
+ * container could not work with is refused while the properties are bound, so the application
+ * does not start, and the failure names the property, its value and the allowed range.
+ */
+final class QueuePropertiesValidator {
+
+	/** Most jobs one reserve call may return, hence concurrency plus prefetch of one listener. */
+	static final int MAX_RESERVE = QueueTemplate.MAX_RESERVE;
+
+	static final int MAX_CONCURRENCY = 1000;
+
+	static final int MAX_BATCH = 10_000;
+
+	static final int MAX_WORKER_ID_LENGTH = 200;
+
+	static final Duration MIN_LEASE = Duration.ofMillis(100);
+
+	static final Duration MAX_LEASE = QueueTemplate.MAX_LEASE;
+
+	static final Duration MIN_POLL_INTERVAL = Duration.ofMillis(10);
+
+	static final Duration MAX_POLL_INTERVAL = Duration.ofSeconds(30);
+
+	private final Errors errors;
+
+	private QueuePropertiesValidator(Errors errors) {
+		this.errors = errors;
+	}
+
+	static void validate(QueueProperties properties, Errors errors) {
+		new QueuePropertiesValidator(errors).check(properties);
+	}
+
+	private void check(QueueProperties properties) {
+		try {
+			QueueNames.validatePrefix(properties.getKeyPrefix());
+		}
+		catch (IllegalArgumentException ex) {
+			reject("key-prefix", properties.getKeyPrefix(), "it must have 1 to " + QueueNames.MAX_LENGTH
+					+ " characters, letters, digits, '.', '_' or '-', and start with a letter or digit");
+		}
+		String workerId = properties.getWorkerId();
+		if (workerId != null && (workerId.isBlank() || workerId.length() > MAX_WORKER_ID_LENGTH
+				|| workerId.indexOf('#') >= 0)) {
+			reject("worker-id", workerId,
+					"it must have 1 to " + MAX_WORKER_ID_LENGTH + " characters, not be blank and have no '#'");
+		}
+		range("max-attempts", properties.getMaxAttempts(), 1, JobOptions.MAX_ATTEMPTS_LIMIT);
+		range("reaper.batch", properties.getReaper().getBatch(), 1, MAX_BATCH);
+		range("enqueue-timeout", properties.getEnqueueTimeout(), Duration.ofMillis(1), Duration.ofMinutes(10));
+		if (properties.getMaxPayloadSize().toBytes() < 1 || properties.getMaxPayloadSize().toBytes() > Integer.MAX_VALUE) {
+			reject("max-payload-size", properties.getMaxPayloadSize(),
+					"it must be from 1B to " + Integer.MAX_VALUE + "B");
+		}
+		QueueProperties.Listener listener = properties.getListener();
+		range("listener.concurrency", listener.getConcurrency(), 1, MAX_CONCURRENCY);
+		range("listener.prefetch", listener.getPrefetch(), 0, MAX_RESERVE);
+		range("listener.lease", listener.getLease(), MIN_LEASE, MAX_LEASE);
+		range("listener.poll-interval", listener.getPollInterval(), MIN_POLL_INTERVAL, MAX_POLL_INTERVAL);
+		notNegative("listener.shutdown-timeout", listener.getShutdownTimeout());
+		range("listener.max-attempts", listener.getMaxAttempts(), 1, JobOptions.MAX_ATTEMPTS_LIMIT);
+		reserveTotal("listener", listener.getConcurrency(), listener.getPrefetch(),
+				(listener.getPrefetch() != null) ? "listener.prefetch" : "listener.concurrency");
+		for (Map.Entry<String, QueueListenerSettings> entry : properties.getQueues().entrySet()) {
+			checkQueue(entry.getKey(), entry.getValue(), listener);
+		}
+	}
+
+	private void checkQueue(String queue, QueueListenerSettings settings, QueueProperties.Listener listener) {
+		String path = "queues[" + queue + "]";
+		try {
+			QueueNames.validate(queue);
+		}
+		catch (IllegalArgumentException ex) {
+			this.errors.reject("queue.name.invalid", "queue.queues.[" + queue + "] names an invalid queue '" + queue
+					+ "': a queue name has 1 to " + QueueNames.MAX_LENGTH
+					+ " characters, letters, digits, '.', '_' or '-', and starts with a letter or digit");
+			return;
+		}
+		range(path + ".concurrency", settings.getConcurrency(), 1, MAX_CONCURRENCY);
+		range(path + ".prefetch", settings.getPrefetch(), 0, MAX_RESERVE);
+		range(path + ".lease", settings.getLease(), MIN_LEASE, MAX_LEASE);
+		range(path + ".poll-interval", settings.getPollInterval(), MIN_POLL_INTERVAL, MAX_POLL_INTERVAL);
+		notNegative(path + ".shutdown-timeout", settings.getShutdownTimeout());
+		range(path + ".max-attempts", settings.getMaxAttempts(), 1, JobOptions.MAX_ATTEMPTS_LIMIT);
+		if (settings.getConcurrency() != null || settings.getPrefetch() != null) {
+			int concurrency = (settings.getConcurrency() != null) ? settings.getConcurrency() : listener.getConcurrency();
+			Integer prefetch = (settings.getPrefetch() != null) ? settings.getPrefetch() : listener.getPrefetch();
+			reserveTotal(path, concurrency, prefetch,
+					path + ((settings.getPrefetch() != null) ? ".prefetch" : ".concurrency"));
+		}
+	}
+
+	/** One listener reserves concurrency + prefetch (prefetch defaults to the concurrency) per call. */
+	private void reserveTotal(String path, int concurrency, @Nullable Integer prefetch, String field) {
+		if (concurrency < 1 || concurrency > MAX_CONCURRENCY || (prefetch != null && (prefetch < 0 || prefetch > MAX_RESERVE))) {
+			return;
+		}
+		int effectivePrefetch = (prefetch != null) ? prefetch : concurrency;
+		long total = (long) concurrency + effectivePrefetch;
+		if (total > MAX_RESERVE) {
+			reject(field, field.endsWith(".prefetch") ? effectivePrefetch : concurrency,
+					"a listener's concurrency + prefetch (the prefetch defaults to the concurrency) must be at most "
+							+ MAX_RESERVE + ", here " + concurrency + " + " + effectivePrefetch + " = " + total);
+		}
+	}
+
+	private void range(String field, @Nullable Integer value, int min, int max) {
+		if (value != null && (value < min || value > max)) {
+			reject(field, value, "it must be from " + min + " to " + max);
+		}
+	}
+
+	private void range(String field, @Nullable Duration value, Duration min, Duration max) {
+		if (value != null && (value.compareTo(min) < 0 || value.compareTo(max) > 0)) {
+			reject(field, value, "it must be from " + text(min) + " to " + text(max));
+		}
+	}
+
+	private void notNegative(String field, @Nullable Duration value) {
+		if (value != null && value.isNegative()) {
+			reject(field, value, "it must be 0s or more");
+		}
+	}
+
+	private void reject(String field, Object value, String rule) {
+		String property = "queue." + field.replace("queues[", "queues.[");
+		this.errors.rejectValue(field, "queue.property.invalid", new Object[] { value, rule },
+				property + " is " + value + ": " + rule);
+	}
+
+	private static String text(Duration duration) {
+		if (duration.toMillis() % 86_400_000 == 0) {
+			return duration.toDays() + "d";
+		}
+		if (duration.toMillis() % 60_000 == 0) {
+			return duration.toMinutes() + "m";
+		}
+		if (duration.toMillis() % 1000 == 0) {
+			return duration.toSeconds() + "s";
+		}
+		return duration.toMillis() + "ms";
+	}
+
+}

@@ -1,0 +1,161 @@
+package io.github.redisqueue.autoconfigure;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+
+import io.github.redisqueue.actuate.endpoint.QueuesEndpoint;
+import io.github.redisqueue.annotation.QueueListener;
+import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.support.JobMetadata;
+import io.github.redisqueue.test.RedisServerProcess;
+import io.github.redisqueue.test.TestRedis;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The ACL recipe of the README, read from README.md: a Redis user limited to the queue keys and
+ * to the commands the library sends (directly and inside its scripts) runs producers,
+ * listeners, lease extension, retries, dead letters, the reaper, the worker registry, the
+ * administration calls and the startup check, with no command refused.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class AclRecipeIntegrationTests {
+
+	/** The ACL line of README's "A Redis user for the queues", read from the README itself. */
+	static String readmeRecipe() throws IOException {
+		String prefix = "ACL SETUSER queues on >change-me ";
+		try (Stream<String> lines = Files.lines(Path.of("..", "README.md"))) {
+			return lines.filter((line) -> line.startsWith(prefix))
+				.findFirst()
+				.orElseThrow(() -> new IllegalStateException("README.md has no line starting with " + prefix));
+		}
+	}
+
+	@Test
+	void limitedUserRunsEverythingTheLibraryDoes(CapturedOutput output) throws IOException {
+		String recipe = readmeRecipe();
+		try (RedisServerProcess server = TestRedis.startPrivate("--appendonly", "yes")) {
+			LettuceConnectionFactory admin = TestRedis.connectionFactory(server.endpoint());
+			try {
+				command(admin, recipe.replace(">change-me", ">secret").split(" "));
+				new ApplicationContextRunner()
+					.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, QueueAutoConfiguration.class,
+							QueueListenerAutoConfiguration.class, QueueReaperAutoConfiguration.class))
+					.withUserConfiguration(Worker.class)
+					.withPropertyValues("spring.data.redis.host=" + server.host(),
+							"spring.data.redis.port=" + server.port(), "spring.data.redis.username=queues",
+							"spring.data.redis.password=secret", "queue.listener.poll-interval=200ms",
+							"queue.reaper.interval=200ms", "queue.workers.heartbeat-interval=200ms",
+							"queue.queues.acl.lease=300ms", "queue.queues.acl.max-attempts=1",
+							"queue.queues.acl.backoff-initial=10ms")
+					.run((context) -> {
+						assertThat(context).hasNotFailed();
+						QueueTemplate queues = context.getBean(QueueTemplate.class);
+						Worker worker = context.getBean(Worker.class);
+
+						queues.enqueue("acl", "plain");
+						queues.enqueue("acl", "unique", JobOptions.builder().uniqueKey("k").uniqueFor(Duration.ofMinutes(1)).build());
+						assertThat(queues.enqueue("acl", "unique", JobOptions.builder().uniqueKey("k").build()).duplicate())
+							.isTrue();
+						queues.enqueue("acl", "later", JobOptions.builder().delay(Duration.ofMillis(300)).priority(5).build());
+						queues.enqueue("acl", "expiring", JobOptions.builder().expireAfter(Duration.ofMinutes(1)).build());
+						queues.enqueueAll("acl", List.of("bulk-1", "bulk-2"), JobOptions.defaults());
+						String slow = queues.enqueue("acl", "slow").id();
+						queues.enqueue("acl", "fail");
+						await().atMost(Duration.ofSeconds(20))
+							.until(() -> worker.done.containsAll(Set.of("plain", "unique", "later", "expiring", "bulk-1",
+									"bulk-2", "slow")) && queues.counts("acl").dead() == 1);
+						assertThat(worker.extended).as("lease of job %s extended while it ran", slow).isTrue();
+
+						// the scripts are loaded again after a flush
+						command(admin, "SCRIPT", "FLUSH");
+						QueuesEndpoint endpoint = new QueuesEndpoint(queues);
+						assertThat(endpoint.queues()).containsKey("acl");
+						assertThat(endpoint.queue("acl", 0, 10).deadLetters()).hasSize(1);
+						String dead = queues.deadLetters("acl", 0, 1).get(0).id();
+						assertThat(queues.job("acl", dead)).isPresent();
+						assertThat(endpoint.act("acl", "pause", null).count()).isEqualTo(1);
+						assertThat(queues.retryDead("acl", dead)).isTrue();
+						assertThat(endpoint.act("acl", "resume", null).count()).isEqualTo(1);
+						await().atMost(Duration.ofSeconds(10)).until(() -> queues.counts("acl").dead() == 1);
+						assertThat(queues.purgeAllDead("acl")).isEqualTo(1);
+						await().atMost(Duration.ofSeconds(5)).until(() -> !queues.workers().isEmpty());
+						queues.reapOnce();
+						assertThat(queues.silentWorkers()).isEmpty();
+
+						RedisConfigurationCheck.Report report = context.getBean(RedisConfigurationCheck.class)
+							.report()
+							.get();
+						assertThat(report.source()).isEqualTo("INFO");
+						assertThat(report.appendonly()).isEqualTo("yes");
+					});
+				assertThat(output).doesNotContain("NOPERM").doesNotContain("ERROR");
+				assertThat(output.toString().lines().filter((line) -> line.contains(" WARN ")))
+					.allSatisfy((line) -> assertThat(line).contains("dead-lettered after attempt 1"));
+			}
+			finally {
+				admin.destroy();
+			}
+		}
+	}
+
+	private static Object command(LettuceConnectionFactory factory, String... words) {
+		List<byte[]> args = new ArrayList<>();
+		for (int i = 1; i < words.length; i++) {
+			args.add(words[i].getBytes(StandardCharsets.UTF_8));
+		}
+		try (RedisConnection connection = factory.getConnection()) {
+			return connection.execute(words[0], args.toArray(byte[][]::new));
+		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Worker {
+
+		final Set<String> done = ConcurrentHashMap.newKeySet();
+
+		volatile boolean extended;
+
+		private final QueueTemplate queues;
+
+		Worker(QueueTemplate queues) {
+			this.queues = queues;
+		}
+
+		@QueueListener(queue = "acl", id = "acl-worker", concurrency = "2")
+		void handle(String payload, JobMetadata job) {
+			if (payload.equals("fail")) {
+				throw new IllegalStateException("fails on purpose");
+			}
+			if (payload.equals("slow")) {
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> this.queues.job("acl", job.id()).orElseThrow().leaseUntil().isAfter(job.leaseUntil()));
+				this.extended = true;
+			}
+			this.done.add(payload);
+		}
+
+	}
+
+}

@@ -1,0 +1,126 @@
+package io.github.redisqueue.autoconfigure;
+
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.function.Consumer;
+
+import io.github.redisqueue.core.QueueException;
+import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.test.RedisServerProcess;
+import io.github.redisqueue.test.TestRedis;
+import io.lettuce.core.ClientOptions;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBuilderCustomizer;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisConnectionFailureException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * What a producer sees while Redis is down, as README's "While Redis is down" states it: an
+ * enqueue fails after {@code queue.enqueue-timeout}, other calls after
+ * {@code spring.data.redis.timeout}, whether redis-server is stopped or frozen; with Lettuce
+ * rejecting commands while disconnected an enqueue fails at once; with no Redis ever reached, it
+ * fails on connecting.
+ */
+class ProducerOutageIntegrationTests {
+
+	private static final Duration ENQUEUE_TIMEOUT = Duration.ofSeconds(1);
+
+	private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
+
+	@Test
+	void enqueueFailsAfterTheEnqueueTimeoutWhileRedisIsStopped() {
+		whileDown(RedisServerProcess::stop, this::enqueueTimesOut);
+	}
+
+	@Test
+	void enqueueFailsAfterTheEnqueueTimeoutWhileRedisHangs() {
+		whileDown(RedisServerProcess::freeze, this::enqueueTimesOut);
+	}
+
+	@Test
+	void otherCallsFailAfterTheCommandTimeoutWhileRedisHangs() {
+		whileDown(RedisServerProcess::freeze, (queues) -> {
+			long start = System.nanoTime();
+			assertThatExceptionOfType(QueryTimeoutException.class).isThrownBy(() -> queues.counts("outage"));
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(COMMAND_TIMEOUT.minusMillis(100),
+					COMMAND_TIMEOUT.plusSeconds(2));
+		});
+	}
+
+	@Test
+	void enqueueFailsAtOnceWhenLettuceRejectsCommandsWhileDisconnected() {
+		try (RedisServerProcess server = TestRedis.startPrivate()) {
+			runner(server).withBean(LettuceClientOptionsBuilderCustomizer.class,
+					() -> (builder) -> builder.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS))
+				.run((context) -> {
+					QueueTemplate queues = context.getBean(QueueTemplate.class);
+					queues.enqueue("outage", "before");
+					server.stop();
+					long start = System.nanoTime();
+					assertThatException().isThrownBy(() -> queues.enqueue("outage", "x"));
+					assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(500));
+				});
+		}
+	}
+
+	@Test
+	void enqueueFailsToConnectWhenRedisWasNeverReachable() throws Exception {
+		int port;
+		try (ServerSocket socket = new ServerSocket(0)) {
+			port = socket.getLocalPort();
+		}
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, QueueAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + port,
+					"queue.redis-check.enabled=false")
+			.run((context) -> {
+				long start = System.nanoTime();
+				assertThatExceptionOfType(RedisConnectionFailureException.class)
+					.isThrownBy(() -> context.getBean(QueueTemplate.class).enqueue("outage", "x"));
+				Duration took = Duration.ofNanos(System.nanoTime() - start);
+				System.out.println("enqueue with no Redis ever reachable failed after " + took.toMillis() + " ms");
+				assertThat(took).isLessThan(QueueTemplate.DEFAULT_ENQUEUE_TIMEOUT);
+			});
+	}
+
+	private void enqueueTimesOut(QueueTemplate queues) {
+		long start = System.nanoTime();
+		assertThatExceptionOfType(QueueException.class).isThrownBy(() -> queues.enqueue("outage", "x"))
+			.withMessageContaining("Redis did not answer within PT1S");
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(ENQUEUE_TIMEOUT.minusMillis(100),
+				ENQUEUE_TIMEOUT.plusSeconds(2));
+	}
+
+	private void whileDown(Consumer<RedisServerProcess> outage, Consumer<QueueTemplate> check) {
+		try (RedisServerProcess server = TestRedis.startPrivate()) {
+			runner(server).run((context) -> {
+				QueueTemplate queues = context.getBean(QueueTemplate.class);
+				queues.enqueue("outage", "before");
+				outage.accept(server);
+				try {
+					check.accept(queues);
+				}
+				finally {
+					server.thaw();
+				}
+			});
+		}
+	}
+
+	private static ApplicationContextRunner runner(RedisServerProcess server) {
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, QueueAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.host=" + server.host(), "spring.data.redis.port=" + server.port(),
+					"spring.data.redis.timeout=" + COMMAND_TIMEOUT.toMillis() + "ms",
+					"queue.enqueue-timeout=" + ENQUEUE_TIMEOUT.toMillis() + "ms", "queue.redis-check.enabled=false");
+	}
+
+}
