@@ -1,9 +1,10 @@
 -- Finishes and fetches in one call: first acknowledges the jobs named by the id/token pairs from
 -- ARGV[10] on (completed retention ARGV[8] ms), then reserves up to ARGV[3] jobs with a lease of
 -- ARGV[4] ms for worker ARGV[5]. Before reserving it reclaims at most ARGV[6] expired leases and
--- promotes due delayed jobs, so no job is stranded when no reaper runs. Promotions and the jobs
--- it pops that cannot be handed out (expired, corrupt, gone) count against a budget of ARGV[7],
--- at most 100, per call, so one call never walks a long run of them (the reaper does the bulk). ARGV[9] > 0 overrides the max attempts
+-- promotes due delayed jobs (as many as it hands out, at least 25, at most ARGV[7]), so no job is
+-- stranded when no reaper runs. The jobs it pops that cannot be handed out (expired, corrupt,
+-- gone) count against a budget of 25 per call, so one call never walks a long run of them (the
+-- reaper does the bulk). ARGV[9] > 0 overrides the max attempts
 -- of the jobs it hands out (written on the job). A paused queue hands out nothing.
 -- A job's attempt is its attempts (runs that ended in a failure) plus one.
 -- Returns: next due time of a delayed job (-1 none), reclaimed, expired, count, acknowledgements
@@ -29,10 +30,11 @@ if completed > 0 then
   count_completed(completed, now)
 end
 local n, lease, worker = tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
-local budget = math.min(tonumber(ARGV[7]), 100)
+local budget = math.min(tonumber(ARGV[7]), 25)
+local promote_limit = math.min(tonumber(ARGV[7]), math.max(n, 25))
 local override = tonumber(ARGV[9]) or 0
 local reclaimed = reclaim(now, tonumber(ARGV[6]))
-local _, expired = promote(now, budget)
+local _, expired = promote(now, promote_limit)
 local out = {0, reclaimed, expired, 0, stale, missing, now}
 if redis.call('EXISTS', K_PAUSED) == 0 then
   local got = 0
@@ -40,7 +42,7 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
   local names = {'state', 'payload', 'headers', 'attempts', 'maxAttempts', 'token', 'enqueuedAt', 'priority',
     'score', 'expireAt', 'dueAt', 'readyAt', 'lost'}
   while got < n and budget > 0 do
-    local popped = redis.call('ZPOPMIN', K_READY, math.min(n - got, budget))
+    local popped = redis.call('ZPOPMIN', K_READY, n - got)
     if #popped == 0 then
       break
     end

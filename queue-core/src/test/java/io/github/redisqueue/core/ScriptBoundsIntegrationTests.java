@@ -161,8 +161,8 @@ class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 
 		assertThat(queues.reserve("f07", 1, LEASE)).hasSize(1);
 
-		// a reserve promotes at most 100 due jobs per call; the reaper does the bulk
-		for (int pass = 0; pass < 200 && queues.counts("f07").delayed() > 0; pass++) {
+		// a reserve of one job promotes 25 due jobs per call; the reaper does the bulk
+		for (int pass = 0; pass < 400 && queues.counts("f07").delayed() > 0; pass++) {
 			queues.reserve("f07", 1, LEASE);
 		}
 		QueueCounts counts = queues.counts("f07");
@@ -178,8 +178,8 @@ class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 		delayedJobs(queues, "f07", 9_000);
 
 		long promoted = 0;
-		// a reserve promotes at most 100 due jobs per call; the reaper does the bulk
-		for (int pass = 0; pass < 200 && queues.counts("f07").delayed() > 0; pass++) {
+		// a reserve of one job promotes 25 due jobs per call; the reaper does the bulk
+		for (int pass = 0; pass < 400 && queues.counts("f07").delayed() > 0; pass++) {
 			promoted += queues.reapOnce("f07").promoted();
 		}
 
