@@ -34,8 +34,14 @@ public final class JobOptions {
 	/** Most attempts a job may be given. */
 	public static final int MAX_ATTEMPTS_LIMIT = 10_000;
 
-	/** Longest uniqueness key, in characters. */
+	/** Longest uniqueness or idempotency key, in characters. */
 	public static final int MAX_UNIQUE_KEY_LENGTH = 512;
+
+	/** Longest uniqueness or idempotency window: 3,650 days. */
+	public static final Duration MAX_WINDOW = Duration.ofDays(3650);
+
+	/** Idempotency window when none is given: one day. */
+	public static final Duration DEFAULT_IDEMPOTENCY_WINDOW = Duration.ofDays(1);
 
 	private static final JobOptions DEFAULTS = new Builder().build();
 
@@ -53,6 +59,10 @@ public final class JobOptions {
 
 	private final @Nullable Integer maxAttempts;
 
+	private final @Nullable String idempotencyKey;
+
+	private final Duration idempotencyWindow;
+
 	private final Map<String, String> headers;
 
 	private JobOptions(Builder builder) {
@@ -63,6 +73,8 @@ public final class JobOptions {
 		this.uniqueFor = builder.uniqueFor;
 		this.expireAfter = builder.expireAfter;
 		this.maxAttempts = builder.maxAttempts;
+		this.idempotencyKey = builder.idempotencyKey;
+		this.idempotencyWindow = builder.idempotencyWindow;
 		this.headers = Collections.unmodifiableMap(new LinkedHashMap<>(builder.headers));
 	}
 
@@ -86,6 +98,8 @@ public final class JobOptions {
 		builder.uniqueFor = this.uniqueFor;
 		builder.expireAfter = this.expireAfter;
 		builder.maxAttempts = this.maxAttempts;
+		builder.idempotencyKey = this.idempotencyKey;
+		builder.idempotencyWindow = this.idempotencyWindow;
 		builder.headers.putAll(this.headers);
 		return builder;
 	}
@@ -125,6 +139,16 @@ public final class JobOptions {
 		return this.maxAttempts;
 	}
 
+	/** Caller-chosen key that makes a repeated enqueue return the first job, if any. */
+	public @Nullable String getIdempotencyKey() {
+		return this.idempotencyKey;
+	}
+
+	/** How long after the enqueue a repeated enqueue with the idempotency key returns the first job. */
+	public Duration getIdempotencyWindow() {
+		return this.idempotencyWindow;
+	}
+
 	/** String headers stored with the job (trace context and the like). */
 	public Map<String, String> getHeaders() {
 		return this.headers;
@@ -148,6 +172,10 @@ public final class JobOptions {
 		private @Nullable Duration expireAfter;
 
 		private @Nullable Integer maxAttempts;
+
+		private @Nullable String idempotencyKey;
+
+		private Duration idempotencyWindow = DEFAULT_IDEMPOTENCY_WINDOW;
 
 		private final Map<String, String> headers = new LinkedHashMap<>();
 
@@ -195,14 +223,42 @@ public final class JobOptions {
 			return this;
 		}
 
-		/** Keep the uniqueness key taken for this long after the job completed. */
+		/** Keep the uniqueness key taken for this long after the job completed, at most 3,650 days. */
 		public Builder uniqueFor(Duration uniqueFor) {
-			if (uniqueFor.isNegative()) {
-				throw new IllegalArgumentException(
-						"Uniqueness window " + uniqueFor + " is negative: it must be zero or more");
-			}
-			this.uniqueFor = uniqueFor;
+			this.uniqueFor = window("Uniqueness window", uniqueFor, false);
 			return this;
+		}
+
+		/**
+		 * Make the enqueue idempotent: a second enqueue with this key, within the idempotency
+		 * window after the first, creates nothing and returns the first job's id (flagged as a
+		 * duplicate), whatever became of that job since. Use it when a producer retries an
+		 * enqueue whose outcome it does not know (a timeout, a reset connection): the retry
+		 * cannot create the job twice. Unlike {@link #uniqueKey(String)}, the key is not freed when
+		 * the job completes or dies; it lapses with its window. One key names one job, so it
+		 * cannot be shared by the payloads of one {@code enqueueAll} call.
+		 */
+		public Builder idempotencyKey(String idempotencyKey) {
+			if (idempotencyKey.isEmpty() || idempotencyKey.length() > MAX_UNIQUE_KEY_LENGTH) {
+				throw new IllegalArgumentException("Idempotency key '" + abbreviate(idempotencyKey)
+						+ "' must have from 1 to " + MAX_UNIQUE_KEY_LENGTH + " characters");
+			}
+			this.idempotencyKey = idempotencyKey;
+			return this;
+		}
+
+		/** How long the idempotency key holds after the enqueue: from 1 ms to 3,650 days, one day by default. */
+		public Builder idempotencyWindow(Duration idempotencyWindow) {
+			this.idempotencyWindow = window("Idempotency window", idempotencyWindow, true);
+			return this;
+		}
+
+		private static Duration window(String what, Duration window, boolean positive) {
+			if (window.isNegative() || (positive && window.isZero()) || window.compareTo(MAX_WINDOW) > 0) {
+				throw new IllegalArgumentException(what + " " + window + " is out of range: it must be from "
+						+ (positive ? "1 ms" : "zero") + " to " + MAX_WINDOW.toDays() + " days");
+			}
+			return window;
 		}
 
 		/** Dead-letter the job with reason "expired" if it has not started this long after enqueue. */

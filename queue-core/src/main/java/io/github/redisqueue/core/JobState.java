@@ -20,7 +20,10 @@ public enum JobState {
 	COMPLETED,
 
 	/** In the dead letters: attempts exhausted, refused as fatal, or expired. */
-	DEAD;
+	DEAD,
+
+	/** The job's state field is missing or holds no known state (the hash was damaged). */
+	UNKNOWN;
 
 	static JobState fromRedis(String value) {
 		return switch (value) {
@@ -29,7 +32,7 @@ public enum JobState {
 			case "active" -> ACTIVE;
 			case "completed" -> COMPLETED;
 			case "dead" -> DEAD;
-			default -> throw new IllegalStateException("Unknown job state '" + value + "' in Redis");
+			default -> UNKNOWN;
 		};
 	}
 

@@ -46,13 +46,14 @@ public interface QueueAdminOperations {
 	/**
 	 * Remove a worker from the registry on a clean stop (after it gave its leases back), so that
 	 * it is not taken for a worker that died.
-	 * @param workerId the worker's id
+	 * @param worker the worker, with the queues it consumed
 	 */
-	void leave(String workerId);
+	void leave(WorkerInfo worker);
 
 	/**
-	 * Workers whose heartbeat ran out without a clean {@link #leave}, within the last hour: the
-	 * reaper takes back the jobs they hold (see {@link #reapOnce()}) and then forgets them.
+	 * Workers whose heartbeat ran out without a clean {@link #leave}, within the last hour (the
+	 * reaper finds their jobs through each queue's own record of its consumers, see
+	 * {@link #reapOnce()}).
 	 * @return their ids
 	 */
 	List<String> silentWorkers();
@@ -121,28 +122,34 @@ public interface QueueAdminOperations {
 	/**
 	 * Stop handing out jobs of a queue; enqueues still work and leases already held run on.
 	 * @param queue the queue name
+	 * @return whether the queue was running before
 	 */
-	void pause(String queue);
+	boolean pause(String queue);
 
 	/**
 	 * Hand out jobs of a paused queue again.
 	 * @param queue the queue name
+	 * @return whether the queue was paused before
 	 */
-	void resume(String queue);
+	boolean resume(String queue);
 
 	/**
-	 * One reaper pass over one queue: expired leases back to ready (or dead when their attempts
-	 * are used up), due delayed jobs promoted, expired jobs dead-lettered, completed and dead jobs
-	 * past their retention deleted. Safe to run from many processes at once.
+	 * One reaper pass over one queue: the jobs of its consumers whose heartbeat ran out and
+	 * expired leases go back to ready (or dead when lost as often as their max attempts), due
+	 * delayed jobs are promoted, expired jobs dead-lettered, completed and dead jobs past their
+	 * retention deleted. Each step is bounded (the reap batch, and one slice of in-flight jobs
+	 * for silent workers). Safe to run from many processes at once.
 	 * @param queue the queue name
 	 * @return what the pass did
 	 */
 	ReapResult reapOnce(String queue);
 
 	/**
-	 * One reaper pass over every known queue. Jobs held by {@link #silentWorkers() silent
-	 * workers} (a worker id, or a worker id followed by {@code #} and a listener id) go back to
-	 * ready before their leases run out, their attempt counted, as when a lease expires.
+	 * One reaper pass over every known queue. Jobs held by a worker whose heartbeat ran out
+	 * (lease identity: the worker id, or the worker id, {@code #} and a listener id) go back to
+	 * ready before their leases run out, counted as lost, as when a lease expires. Liveness is
+	 * read inside the script that takes the jobs back, from the queue's own record of its
+	 * consumers, which every heartbeat renews: a worker whose heartbeat resumed keeps its jobs.
 	 * @return what the passes did, summed
 	 */
 	ReapResult reapOnce();

@@ -12,7 +12,7 @@ import java.util.List;
 public final class QueueKeys {
 
 	/** Version of the key layout, recorded under {@code <prefix>:layout}. */
-	public static final String LAYOUT_VERSION = "1";
+	public static final String LAYOUT_VERSION = "2";
 
 	private final String queue;
 
@@ -28,7 +28,7 @@ public final class QueueKeys {
 		this.queue = QueueNames.validate(queue);
 		this.base = "{" + prefix + ":" + queue + "}:";
 		this.scriptKeys = List.of(bytes("ready"), bytes("delayed"), bytes("inflight"), bytes("dead"), bytes("done"),
-				bytes("expiry"), bytes("wake"), bytes("seq"), bytes("paused"), bytes("stats"), bytes("woken"));
+				bytes("expiry"), bytes("wake"), bytes("seq"), bytes("paused"), bytes("stats"), bytes("woken"), bytes("live"));
 		this.jobPrefix = bytes("job:");
 		this.uniquePrefix = bytes("unique:");
 	}
@@ -70,6 +70,10 @@ public final class QueueKeys {
 
 	byte[] paused() {
 		return this.scriptKeys.get(8);
+	}
+
+	byte[] live() {
+		return this.scriptKeys.get(11);
 	}
 
 	private byte[] bytes(String suffix) {

@@ -94,6 +94,21 @@ public interface QueueOperations {
 	Reservation reserveBatch(String queue, int max, Duration lease, String workerId, Collection<JobRef> completions);
 
 	/**
+	 * Finish and fetch, with the max attempts of a listener: when {@code maxAttempts} is positive
+	 * it is written on every job handed out and replaces the job's own, for its failures and
+	 * for the losses of its lease alike.
+	 * @param queue the queue name
+	 * @param max the most jobs to take
+	 * @param lease the lease length
+	 * @param workerId the identity recorded on the leases
+	 * @param completions jobs to complete first
+	 * @param maxAttempts max attempts from 1 to 10,000, or 0 to keep each job's own
+	 * @return the jobs, the next due time, the server time, and how completions fared
+	 */
+	Reservation reserveBatch(String queue, int max, Duration lease, String workerId, Collection<JobRef> completions,
+			int maxAttempts);
+
+	/**
 	 * Acknowledge a job: it leaves Redis (or the completed set, when completed jobs are kept).
 	 * @param queue the queue name
 	 * @param job the id and lease token
@@ -148,7 +163,7 @@ public interface QueueOperations {
 	List<ExtendResult> extendAll(String queue, Collection<JobRef> jobs, Duration lease);
 
 	/**
-	 * Give a job back to the queue at its place, without counting the attempt.
+	 * Give a job that never reached a handler back to the queue at its place, counting nothing.
 	 * @param queue the queue name
 	 * @param job the id and lease token
 	 * @return {@link AckResult#STALE_TOKEN} when the lease is no longer this token's
@@ -164,8 +179,22 @@ public interface QueueOperations {
 	List<AckResult> releaseAll(String queue, Collection<JobRef> jobs);
 
 	/**
-	 * Give back every job that a worker identity holds in a queue, for example when a worker
-	 * restarts with the same identity.
+	 * Give many jobs back in one call. Jobs whose handler ran without an outcome
+	 * ({@code started}, for example still running when a shutdown timeout ran out) count as lost,
+	 * like a job whose lease ran out: a job lost as often as its max attempts is dead-lettered,
+	 * and a started job no longer expires. Jobs that never started count nothing.
+	 * @param queue the queue name
+	 * @param jobs ids and tokens
+	 * @param started whether their handlers ran
+	 * @return one result per job, in order
+	 */
+	List<AckResult> releaseAll(String queue, Collection<JobRef> jobs, boolean started);
+
+	/**
+	 * Take back every job that a worker identity holds in a queue, for example when a worker
+	 * restarts with the same identity. Whether those jobs had started is unknown, so each counts
+	 * as lost (a job that crashed its worker reaches the dead letters after max attempts
+	 * restarts). Walks the in-flight jobs in bounded slices, one script call each.
 	 * @param queue the queue name
 	 * @param workerId the worker identity
 	 * @return the number of jobs given back

@@ -31,13 +31,17 @@ public record QueueSettings(String keyPrefix, String workerId, int maxPayloadByt
 	/** Default attempts per job. */
 	public static final int DEFAULT_MAX_ATTEMPTS = 3;
 
+	/** Largest reclaim and reap batch: bounds the work of one script call. */
+	public static final int MAX_BATCH = 10_000;
+
 	/** Default retention of dead jobs. */
 	public static final Duration DEFAULT_DEAD_RETENTION = Duration.ofDays(7);
 
 	public QueueSettings {
 		QueueNames.validatePrefix(keyPrefix);
-		if (workerId.isBlank() || workerId.length() > 200) {
-			throw new IllegalArgumentException("Worker id '" + workerId + "' must have 1 to 200 characters");
+		if (workerId.isBlank() || workerId.length() > 200 || workerId.indexOf('#') >= 0) {
+			throw new IllegalArgumentException("Worker id '" + workerId
+					+ "' is invalid: it must have 1 to 200 characters and no '#' (it separates the worker from the listener in lease identities)");
 		}
 		positive("Max payload size", maxPayloadBytes);
 		if (defaultMaxAttempts < 1 || defaultMaxAttempts > JobOptions.MAX_ATTEMPTS_LIMIT) {
@@ -46,8 +50,8 @@ public record QueueSettings(String keyPrefix, String workerId, int maxPayloadByt
 		}
 		notNegative("Completed-job retention", completedRetention);
 		notNegative("Dead-job retention", deadRetention);
-		positive("Reclaim batch", reclaimBatch);
-		positive("Reap batch", reapBatch);
+		batch("Reclaim batch", reclaimBatch);
+		batch("Reap batch", reapBatch);
 		positive("Enqueue chunk", enqueueChunk);
 	}
 
@@ -66,7 +70,7 @@ public record QueueSettings(String keyPrefix, String workerId, int maxPayloadByt
 		catch (Exception ex) {
 			host = "localhost";
 		}
-		return host + ":" + ManagementFactory.getRuntimeMXBean().getPid();
+		return host.replace('#', '-') + ":" + ManagementFactory.getRuntimeMXBean().getPid();
 	}
 
 	public QueueSettings withKeyPrefix(String keyPrefix) {
@@ -112,6 +116,13 @@ public record QueueSettings(String keyPrefix, String workerId, int maxPayloadByt
 	public QueueSettings withEnqueueChunk(int enqueueChunk) {
 		return new QueueSettings(this.keyPrefix, this.workerId, this.maxPayloadBytes, this.defaultMaxAttempts,
 				this.completedRetention, this.deadRetention, this.reclaimBatch, this.reapBatch, enqueueChunk);
+	}
+
+	private static void batch(String what, int value) {
+		if (value < 1 || value > MAX_BATCH) {
+			throw new IllegalArgumentException(
+					what + " " + value + " is out of range: it must be from 1 to " + MAX_BATCH);
+		}
 	}
 
 	private static void positive(String what, int value) {

@@ -72,6 +72,9 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	/** Most jobs one reserve call may take. */
 	public static final int MAX_RESERVE = 10_000;
 
+	/** Longest wait for Redis to answer an enqueue, unless set otherwise. */
+	public static final Duration DEFAULT_ENQUEUE_TIMEOUT = Duration.ofSeconds(5);
+
 	private static final Logger logger = LoggerFactory.getLogger(QueueTemplate.class);
 
 	private static final RedisSerializer<byte[]> BYTES = RedisSerializer.byteArray();
@@ -83,6 +86,14 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	private static final byte[] DEAD = ascii("dead");
 
 	private static final byte[] PURGE = ascii("purge");
+
+	private static final byte[] STARTED = ascii("started");
+
+	private static final byte[] UNSTARTED = ascii("unstarted");
+
+	private static final byte[] WORKER = ascii("worker");
+
+	private static final byte[] ANY_TIME = ascii("+inf");
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -107,6 +118,8 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	private volatile ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
 
 	private volatile @Nullable QueueEnqueueObservationConvention enqueueConvention;
+
+	private volatile Duration enqueueTimeout = DEFAULT_ENQUEUE_TIMEOUT;
 
 	/**
 	 * A template with JSON payloads and default settings.
@@ -179,6 +192,27 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 		this.enqueueConvention = convention;
 	}
 
+	/**
+	 * How long an enqueue call waits for Redis before it fails with a {@link QueueException}
+	 * (with Lettuce; other drivers use their own command timeout). A call that timed out is
+	 * cancelled if it was not sent yet, but one already sent may still have created its jobs:
+	 * give jobs an {@link JobOptions.Builder#idempotencyKey(String) idempotency key} to retry such
+	 * a call safely.
+	 * @param enqueueTimeout from 1 ms to 10 minutes; 5 s by default
+	 */
+	public void setEnqueueTimeout(Duration enqueueTimeout) {
+		if (enqueueTimeout.compareTo(Duration.ofMillis(1)) < 0 || enqueueTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
+			throw new IllegalArgumentException(
+					"Enqueue timeout " + enqueueTimeout + " is out of range: it must be from 1 ms to 10 minutes");
+		}
+		this.enqueueTimeout = enqueueTimeout;
+	}
+
+	/** How long an enqueue call waits for Redis. */
+	public Duration getEnqueueTimeout() {
+		return this.enqueueTimeout;
+	}
+
 	/** The engine settings. */
 	public QueueSettings getSettings() {
 		return this.settings;
@@ -208,6 +242,10 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 		QueueKeys k = keys(queue);
 		if (payloads.isEmpty()) {
 			return List.of();
+		}
+		if (options.getIdempotencyKey() != null && payloads.size() > 1) {
+			throw new IllegalArgumentException("An idempotency key names one job: it cannot be shared by the "
+					+ payloads.size() + " payloads of one enqueueAll call to queue '" + queue + "'");
 		}
 		List<byte[]> serialized = new ArrayList<>(payloads.size());
 		for (Object payload : payloads) {
@@ -250,14 +288,14 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 		int chunk = this.settings.enqueueChunk();
 		for (int from = 0; from < serialized.size(); from += chunk) {
 			List<byte[]> part = serialized.subList(from, Math.min(from + chunk, serialized.size()));
-			List<byte[]> args = new ArrayList<>(1 + part.size() * 9);
+			List<byte[]> args = new ArrayList<>(1 + part.size() * 11);
 			args.add(num(part.size()));
 			for (byte[] payload : part) {
 				args.add(payload);
 				args.add(headers);
 				Collections.addAll(args, shared);
 			}
-			List<Object> reply = run(this.scripts.enqueue(), k, args);
+			List<Object> reply = runWithin(this.scripts.enqueue(), k, args, this.enqueueTimeout);
 			for (int i = 0; i < reply.size(); i += 2) {
 				results.add(new EnqueueResult(text(reply.get(i)), longValue(reply.get(i + 1)) == 0));
 			}
@@ -274,7 +312,9 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 		return new byte[][] { num(options.getPriority()), num(millis(options.getDelay())),
 				num((options.getRunAt() != null) ? options.getRunAt().toEpochMilli() : 0),
 				(options.getUniqueKey() != null) ? utf8(options.getUniqueKey()) : EMPTY,
-				num(options.getUniqueFor().toMillis()), num(millis(options.getExpireAfter())), num(maxAttempts) };
+				num(options.getUniqueFor().toMillis()), num(millis(options.getExpireAfter())), num(maxAttempts),
+				(options.getIdempotencyKey() != null) ? utf8(options.getIdempotencyKey()) : EMPTY,
+				num(options.getIdempotencyWindow().toMillis()) };
 	}
 
 	// ---- pull API
@@ -308,21 +348,34 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	@Override
 	public Reservation reserveBatch(String queue, int max, Duration lease, String workerId,
 			Collection<JobRef> completions) {
+		return reserveBatch(queue, max, lease, workerId, completions, 0);
+	}
+
+	@Override
+	public Reservation reserveBatch(String queue, int max, Duration lease, String workerId,
+			Collection<JobRef> completions, int maxAttempts) {
 		QueueKeys k = keys(queue);
+		if (maxAttempts < 0 || maxAttempts > JobOptions.MAX_ATTEMPTS_LIMIT) {
+			throw new IllegalArgumentException("Max attempts " + maxAttempts + " is out of range: it must be from 1 to "
+					+ JobOptions.MAX_ATTEMPTS_LIMIT + ", or 0 for the job's own");
+		}
 		if (max < 1 || max > MAX_RESERVE) {
 			throw new IllegalArgumentException(
 					"Reserve count " + max + " is out of range: it must be from 1 to " + MAX_RESERVE);
 		}
 		checkLease(lease);
-		List<byte[]> args = new ArrayList<>(6 + completions.size() * 2);
+		List<byte[]> args = new ArrayList<>(7 + completions.size() * 2);
 		Collections.addAll(args, num(max), num(lease.toMillis()), utf8(workerId), num(this.settings.reclaimBatch()),
-				num(this.settings.reapBatch()));
-		args.addAll(refArgs(num(this.settings.completedRetention().toMillis()), completions));
+				num(this.settings.reapBatch()), num(this.settings.completedRetention().toMillis()), num(maxAttempts));
+		for (JobRef job : completions) {
+			args.add(utf8(job.id()));
+			args.add(num(job.token()));
+		}
 		List<Object> reply = run(this.scripts.reserve(), k, args);
 		long nextDue = longValue(reply.get(0));
 		int count = (int) longValue(reply.get(3));
 		List<ReservedJob> jobs = new ArrayList<>(count);
-		for (int i = 0, at = 5; i < count; i++, at += 10) {
+		for (int i = 0, at = 7; i < count; i++, at += 10) {
 			jobs.add(new ReservedJob(queue, text(reply.get(at)), (byte[]) reply.get(at + 1),
 					headers(queue, reply.get(at + 2)), (int) longValue(reply.get(at + 3)),
 					(int) longValue(reply.get(at + 4)), longValue(reply.get(at + 5)),
@@ -331,8 +384,10 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 			waited(queue, longValue(reply.get(at + 9)));
 		}
 		Reservation reservation = new Reservation(jobs, (nextDue >= 0) ? Instant.ofEpochMilli(nextDue) : null,
-				(int) longValue(reply.get(1)), (int) longValue(reply.get(2)), (int) longValue(reply.get(4)));
-		record(queue, JobOutcome.COMPLETED, completions.size() - reservation.refusedCompletions());
+				(int) longValue(reply.get(1)), (int) longValue(reply.get(2)), (int) longValue(reply.get(4)),
+				(int) longValue(reply.get(5)), Instant.ofEpochMilli(longValue(reply.get(6))));
+		record(queue, JobOutcome.COMPLETED,
+				completions.size() - reservation.refusedCompletions() - reservation.missingCompletions());
 		record(queue, JobOutcome.REAPED, reservation.reclaimed());
 		record(queue, JobOutcome.EXPIRED, reservation.expired());
 		return reservation;
@@ -352,9 +407,8 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	public List<AckResult> completeAll(String queue, Collection<JobRef> jobs) {
 		List<Object> reply = run(this.scripts.complete(), keys(queue),
 				refArgs(num(this.settings.completedRetention().toMillis()), jobs));
-		List<AckResult> results = codes(reply, AckResult::fromCode);
-		record(queue, JobOutcome.COMPLETED, results.stream().filter((result) -> result == AckResult.OK).count());
-		return results;
+		record(queue, JobOutcome.COMPLETED, reply.stream().filter((code) -> longValue(code) == 1).count());
+		return codes(reply, AckResult::fromCode);
 	}
 
 	@Override
@@ -402,7 +456,12 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 
 	@Override
 	public List<AckResult> releaseAll(String queue, Collection<JobRef> jobs) {
-		List<Object> reply = run(this.scripts.release(), keys(queue), refArgs(EMPTY, jobs));
+		return releaseAll(queue, jobs, false);
+	}
+
+	@Override
+	public List<AckResult> releaseAll(String queue, Collection<JobRef> jobs, boolean started) {
+		List<Object> reply = run(this.scripts.release(), keys(queue), refArgs(started ? STARTED : UNSTARTED, jobs));
 		return codes(reply, AckResult::fromCode);
 	}
 
@@ -411,7 +470,17 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 		if (workerId.isEmpty()) {
 			throw new IllegalArgumentException("Worker id must not be empty");
 		}
-		return (int) longValue(run(this.scripts.release(), keys(queue), List.of(utf8(workerId))).get(0));
+		QueueKeys k = keys(queue);
+		// one bounded slice of the in-flight set per call, so Redis serves others in between
+		long total = 0;
+		long cursor = 0;
+		do {
+			List<Object> reply = run(this.scripts.release(), k, List.of(WORKER, utf8(workerId), num(cursor)));
+			total += longValue(reply.get(0));
+			cursor = longValue(reply.get(1));
+		}
+		while (cursor > 0);
+		return (int) total;
 	}
 
 	/**
@@ -549,23 +618,11 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	}
 
 	private List<Object> awaitAll(List<RedisFuture<?>> futures) {
-		long deadline = System.nanoTime() + commandTimeout().toNanos();
+		Duration timeout = commandTimeout();
+		long deadline = System.nanoTime() + timeout.toNanos();
 		List<Object> replies = new ArrayList<>(futures.size());
 		for (RedisFuture<?> future : futures) {
-			try {
-				replies.add(future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
-			}
-			catch (ExecutionException ex) {
-				throw (ex.getCause() instanceof RuntimeException cause) ? cause
-						: new QueueException("Redis command failed", ex.getCause());
-			}
-			catch (TimeoutException ex) {
-				throw new QueueException("Redis did not answer within " + commandTimeout(), ex);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new QueueException("Interrupted while waiting for Redis", ex);
-			}
+			replies.add(await(future, deadline, timeout));
 		}
 		return replies;
 	}
@@ -630,16 +687,26 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 				ascii("queues"), utf8(String.join(",", worker.queues())), ascii("runningJobs"),
 				num(worker.runningJobs()), ascii("startedAt"),
 				num((worker.startedAt() != null) ? worker.startedAt().toEpochMilli() : 0));
-		this.redis.execute((RedisScript) this.scripts.heartbeat(), BYTES, (RedisSerializer) BYTES, List.of(utf8(tag),
-				utf8(tag + ":" + worker.id()), utf8(silentWorkersKey())), args.toArray());
+		Long now = (Long) this.redis.execute((RedisScript) this.scripts.heartbeat(), BYTES, (RedisSerializer) BYTES,
+				List.of(utf8(tag), utf8(tag + ":" + worker.id()), utf8(silentWorkersKey())), args.toArray());
+		// each queue keeps its own record of its live consumers, which its reaper pass reads
+		double deadline = ((now != null) ? now : System.currentTimeMillis()) + timeToLive.toMillis();
+		byte[] id = utf8(worker.id());
+		for (String queue : worker.queues()) {
+			this.redis.opsForZSet().add(keys(queue).live(), id, deadline);
+		}
 	}
 
 	@Override
 	@SuppressWarnings({ "unchecked", "rawtypes" })
-	public void leave(String workerId) {
+	public void leave(WorkerInfo worker) {
 		String tag = workersTag();
+		byte[] id = utf8(worker.id());
+		for (String queue : worker.queues()) {
+			this.redis.opsForZSet().remove(keys(queue).live(), (Object) id);
+		}
 		this.redis.execute((RedisScript) this.scripts.heartbeat(), BYTES, (RedisSerializer) BYTES,
-				List.of(utf8(tag), utf8(tag + ":" + workerId), utf8(silentWorkersKey())), utf8(workerId), num(0));
+				List.of(utf8(tag), utf8(tag + ":" + worker.id()), utf8(silentWorkersKey())), id, num(0));
 	}
 
 	@Override
@@ -652,15 +719,6 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 			reply.forEach((id) -> ids.add(text(id)));
 		}
 		return ids;
-	}
-
-	@SuppressWarnings({ "unchecked", "rawtypes" })
-	private void forgetSilentWorkers(List<String> ids) {
-		List<byte[]> args = new ArrayList<>();
-		args.add(ascii("forget"));
-		ids.forEach((id) -> args.add(utf8(id)));
-		this.redis.execute((RedisScript) this.scripts.silent(), BYTES, (RedisSerializer) BYTES,
-				List.of(utf8(workersTag()), utf8(silentWorkersKey())), args.toArray());
 	}
 
 	private String silentWorkersKey() {
@@ -677,7 +735,8 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	}
 
 	private String workersTag() {
-		return "{" + this.settings.keyPrefix() + ":workers}";
+		// '~' never occurs in a queue name, so no queue's keys can fall in the registry's namespace
+		return "{" + this.settings.keyPrefix() + ":~workers}";
 	}
 
 	@SuppressWarnings("unchecked")
@@ -702,9 +761,10 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 		Map<String, Long> totals = new HashMap<>();
 		for (int i = 0; i + 1 < flat.size(); i += 2) {
 			String name = text(flat.get(i));
-			if (!name.startsWith("~")) {
-				// fields starting with ~ are the buckets of the recent throughput
-				totals.put(name, Long.parseLong(text(flat.get(i + 1))));
+			Long value = parseLong(text(flat.get(i + 1)));
+			if (!name.startsWith("~") && value != null) {
+				// fields starting with ~ are internal (the buckets of the recent throughput and the like)
+				totals.put(name, value);
 			}
 		}
 		return Collections.unmodifiableMap(totals);
@@ -766,48 +826,62 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	}
 
 	private long deadOp(String queue, byte[] op, String id) {
-		return longValue(run(this.scripts.dead(), keys(queue), List.of(op, num(1), utf8(id))).get(0));
+		return longValue(run(this.scripts.dead(), keys(queue), List.of(op, num(1), ANY_TIME, utf8(id))).get(0));
 	}
 
+	/**
+	 * Touches every job dead when the call began, each at most once: after the first step only
+	 * jobs that died before that step are taken, so jobs that die again meanwhile (and jobs whose
+	 * retry was refused, which are stamped with the time of refusal) are left for a later call.
+	 */
 	private long deadOpAll(String queue, byte[] op) {
+		QueueKeys k = keys(queue);
+		int batch = this.settings.reapBatch();
 		long total = 0;
-		long step;
-		do {
-			step = longValue(run(this.scripts.dead(), keys(queue), List.of(op, num(this.settings.reapBatch()))).get(0));
-			total += step;
+		byte[] before = ANY_TIME;
+		while (true) {
+			List<Object> reply = run(this.scripts.dead(), k, List.of(op, num(batch), before));
+			long touched = longValue(reply.get(0));
+			total += touched;
+			if (touched + longValue(reply.get(1)) < batch) {
+				return total;
+			}
+			if (before == ANY_TIME) {
+				before = ascii("(" + longValue(reply.get(2)));
+			}
 		}
-		while (step == this.settings.reapBatch());
-		return total;
 	}
 
 	@Override
-	public void pause(String queue) {
+	public boolean pause(String queue) {
 		QueueKeys k = keys(queue);
-		this.redis.opsForValue().set(k.paused(), ascii("1"));
+		return Boolean.TRUE.equals(this.redis.opsForValue().setIfAbsent(k.paused(), ascii("1")));
 	}
 
 	@Override
-	public void resume(String queue) {
+	public boolean resume(String queue) {
 		QueueKeys k = keys(queue);
-		this.redis.delete(k.paused());
-		this.redis.opsForList().rightPush(k.wake(), ascii("1"));
+		if (!Boolean.TRUE.equals(this.redis.delete(k.paused()))) {
+			return false;
+		}
+		// one wake-up for blocked consumers; the scripts keep at most a few pending
+		Long pending = this.redis.opsForList().size(k.wake());
+		if (pending == null || pending < 8) {
+			this.redis.opsForList().rightPush(k.wake(), ascii("1"));
+		}
+		return true;
 	}
 
 	@Override
 	public ReapResult reapOnce(String queue) {
-		return reapOnce(queue, List.of());
-	}
-
-	private ReapResult reapOnce(String queue, List<String> silentWorkers) {
-		List<byte[]> args = new ArrayList<>(List.of(num(this.settings.reapBatch()),
-				num(this.settings.completedRetention().toMillis()), num(this.settings.deadRetention().toMillis())));
-		silentWorkers.forEach((id) -> args.add(utf8(id)));
+		List<byte[]> args = List.of(num(this.settings.reapBatch()), num(this.settings.completedRetention().toMillis()),
+				num(this.settings.deadRetention().toMillis()));
 		List<Object> reply = run(this.scripts.reap(), keys(queue), args);
 		ReapResult result = new ReapResult(longValue(reply.get(0)), longValue(reply.get(1)), longValue(reply.get(2)),
 				longValue(reply.get(3)), longValue(reply.get(4)), longValue(reply.get(5)));
 		if (result.abandoned() > 0) {
-			logger.info("Took back {} jobs of queue '{}' held by workers whose heartbeat ran out: {}",
-					result.abandoned(), queue, silentWorkers);
+			logger.info("Took back {} jobs of queue '{}' held by workers whose heartbeat ran out", result.abandoned(),
+					queue);
 		}
 		record(queue, JobOutcome.REAPED, result.reclaimed() + result.abandoned());
 		record(queue, JobOutcome.EXPIRED, result.expired());
@@ -816,19 +890,14 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 
 	@Override
 	public ReapResult reapOnce() {
-		List<String> silent = silentWorkers();
 		ReapResult total = ReapResult.NONE;
 		for (String queue : queues()) {
 			try {
-				total = total.plus(reapOnce(queue, silent));
+				total = total.plus(reapOnce(queue));
 			}
 			catch (IllegalArgumentException ex) {
 				logger.warn("Skipping queue '{}' of the registry: {}", queue, ex.getMessage());
 			}
-		}
-		if (!silent.isEmpty()) {
-			// every queue has been searched for their jobs
-			forgetSilentWorkers(silent);
 		}
 		return total;
 	}
@@ -882,6 +951,63 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 		}
 		List<Object> reply = this.redis.execute(script, BYTES, (RedisSerializer) BYTES, k.scriptKeys(), argv);
 		return (reply != null) ? reply : List.of();
+	}
+
+	/**
+	 * Runs a script and waits at most {@code timeout} for the answer. With Lettuce the script goes
+	 * out on the shared connection asynchronously; past the timeout the command is cancelled
+	 * (Lettuce does not send a cancelled command that still waits for a connection) and the call
+	 * fails. Other drivers fall back to {@link #run}.
+	 */
+	@SuppressWarnings("unchecked")
+	private List<Object> runWithin(RedisScript<List> script, QueueKeys k, List<byte[]> args, Duration timeout) {
+		byte[][] keys = k.scriptKeys().toArray(byte[][]::new);
+		byte[][] argv = new byte[args.size() + 2][];
+		argv[0] = k.jobPrefix();
+		argv[1] = k.uniquePrefix();
+		for (int i = 0; i < args.size(); i++) {
+			argv[i + 2] = args.get(i);
+		}
+		List<Object> reply = this.redis.execute((RedisCallback<List<Object>>) (connection) -> {
+			if (!(connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> commands)) {
+				return null;
+			}
+			RedisClusterAsyncCommands<byte[], byte[]> async = (RedisClusterAsyncCommands<byte[], byte[]>) commands;
+			long deadline = System.nanoTime() + timeout.toNanos();
+			try {
+				return (List<Object>) await(async.evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, argv), deadline,
+						timeout);
+			}
+			catch (RuntimeException ex) {
+				if (!isNoScript(ex)) {
+					throw ex;
+				}
+				// the script cache was emptied (restart, failover, SCRIPT FLUSH): send the script itself
+				return (List<Object>) await(async.eval(utf8(script.getScriptAsString()), ScriptOutputType.MULTI, keys,
+						argv), deadline, timeout);
+			}
+		});
+		return (reply != null) ? reply : run(script, k, args);
+	}
+
+	private static Object await(RedisFuture<?> future, long deadline, Duration timeout) {
+		try {
+			return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof RuntimeException cause) ? cause
+					: new QueueException("Redis command failed", ex.getCause());
+		}
+		catch (TimeoutException ex) {
+			future.cancel(true);
+			throw new QueueException("Redis did not answer within " + timeout
+					+ "; a call that was already sent may still take effect", ex);
+		}
+		catch (InterruptedException ex) {
+			future.cancel(true);
+			Thread.currentThread().interrupt();
+			throw new QueueException("Interrupted while waiting for Redis", ex);
+		}
 	}
 
 	private static <R> List<R> codes(List<Object> reply, java.util.function.LongFunction<R> mapper) {
@@ -952,9 +1078,19 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 		return (value != null) ? new String(value, StandardCharsets.UTF_8) : "";
 	}
 
+	/** A numeric field of a job or worker hash; 0 when it is missing or not a number (damaged by hand). */
 	private static long num(Map<String, byte[]> fields, String name) {
-		String value = str(fields, name);
-		return value.isEmpty() ? 0 : Long.parseLong(value);
+		Long value = parseLong(str(fields, name));
+		return (value != null) ? value : 0;
+	}
+
+	private static @Nullable Long parseLong(String value) {
+		try {
+			return value.isEmpty() ? null : Long.parseLong(value);
+		}
+		catch (NumberFormatException ex) {
+			return null;
+		}
 	}
 
 	private static @Nullable Instant instant(Map<String, byte[]> fields, String name) {

@@ -10,14 +10,19 @@ import org.jspecify.annotations.Nullable;
  * it may block before the next call.
  *
  * @param jobs the reserved jobs, in queue order
- * @param nextDue due time of the earliest delayed job, or {@code null} when none is delayed
+ * @param nextDue due time of the earliest delayed job, or {@code null} when none is delayed (Redis
+ * clock)
  * @param reclaimed expired leases this call returned to the queue (or dead-lettered)
  * @param expired jobs this call dead-lettered because they expired before they started
- * @param refusedCompletions completions sent with the call that were refused (stale token or no
- * such job)
+ * @param refusedCompletions completions sent with the call that were refused because someone else
+ * reserved their job since (the job runs again there)
+ * @param missingCompletions completions sent with the call whose job no longer exists (completed
+ * or purged already, or Redis lost it)
+ * @param serverTime the Redis server clock when the call ran; compare {@code nextDue} with it, not
+ * with this JVM's clock
  * @since 0.1.0
  */
 public record Reservation(List<ReservedJob> jobs, @Nullable Instant nextDue, int reclaimed, int expired,
-		int refusedCompletions) {
+		int refusedCompletions, int missingCompletions, Instant serverTime) {
 
 }

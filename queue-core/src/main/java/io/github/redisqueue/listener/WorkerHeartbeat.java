@@ -107,7 +107,8 @@ public class WorkerHeartbeat implements SmartLifecycle {
 		this.scheduler = null;
 		// a clean leave, so that the worker is not taken for one that died; bounded, because a
 		// stop while Redis is gone must not wait for the client's command timeout
-		CompletableFuture<Void> leave = CompletableFuture.runAsync(() -> this.operations.leave(this.workerId),
+		WorkerInfo self = new WorkerInfo(this.workerId, this.host, this.queues.get(), 0, this.startedAt, null);
+		CompletableFuture<Void> leave = CompletableFuture.runAsync(() -> this.operations.leave(self),
 				(task) -> {
 					Thread thread = new Thread(task, "queue-heartbeat-leave");
 					thread.setDaemon(true);

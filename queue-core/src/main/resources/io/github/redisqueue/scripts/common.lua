@@ -1,7 +1,8 @@
 -- Shared prelude, prepended to every script of redis-queue when it is loaded.
 -- KEYS (same order for every script; all share the queue's hash tag):
 --   1 ready     sorted set, score = priority band + sequence (lowest first)
---   2 delayed   sorted set, score = due time (ms, server clock)
+--   2 delayed   sorted set, score = due time (ms, server clock); members are job ids left-padded
+--               with zeros to 16 digits, so that jobs due in the same ms come out in id order
 --   3 inflight  sorted set, score = lease deadline (ms, server clock)
 --   4 dead      sorted set, score = time of death (ms)
 --   5 done      sorted set, score = completion time (ms); only while completed jobs are retained
@@ -9,15 +10,28 @@
 --   7 wake      list; one element per pending wake-up for blocked consumers
 --   8 seq       string counter; job ids and FIFO order
 --   9 paused    string flag; present while the queue is paused
---  10 stats     hash of counters
+--  10 stats     hash of counters (fields starting with '~' are internal)
 --  11 woken     list that blocked consumers move wake-ups into; cleared by reserve
+--  12 live      sorted set of the workers consuming the queue, score = heartbeat deadline (ms)
 -- ARGV[1] is the job hash key prefix, ARGV[2] the uniqueness key prefix; the script's own
 -- arguments start at ARGV[3].
+--
+-- Rules every script keeps: it validates what it reads before it writes (Redis keeps the writes a
+-- script made before an error), a job hash with a missing or non-numeric field is dead-lettered
+-- with the reason instead of failing the call, and every loop is bounded by an argument.
 local K_READY, K_DELAYED, K_INFLIGHT, K_DEAD = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local K_DONE, K_EXPIRY, K_WAKE, K_SEQ, K_PAUSED, K_STATS = KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
-local K_WOKEN = KEYS[11]
+local K_WOKEN, K_LIVE = KEYS[11], KEYS[12]
 local JOB, UNIQUE = ARGV[1], ARGV[2]
+-- idempotency keys live beside the job hashes: <queue tag>:idem:<key>
+local IDEM = string.sub(JOB, 1, -5) .. 'idem:'
 local WAKE_CAP = 8
+-- sequence numbers stay below 10^12 so that priority bands never overlap
+local MAX_SEQ = 999999999999
+-- longest uniqueness window kept after completion: 3650 days
+local MAX_UNIQUE_TTL = 315360000000
+-- in-flight entries one call walks when it looks for the jobs of a worker
+local SLICE = 1000
 
 local function now_ms()
   local t = redis.call('TIME')
@@ -34,9 +48,39 @@ local function int(n)
   return string.format('%d', n)
 end
 
--- higher priority first, FIFO within a priority: priority in [-1000, 1000], seq < 1e12
+-- higher priority first, FIFO within a priority: priority in [-1000, 1000], seq capped below 10^12
 local function ready_score(priority, seq)
-  return int((1000 - priority) * 1000000000000 + seq)
+  return int((1000 - priority) * 1000000000000 + math.min(seq, MAX_SEQ))
+end
+
+-- member of the delayed set for a job id, and back
+local function dmember(id)
+  if #id < 16 and string.match(id, '^%d+$') then
+    return string.rep('0', 16 - #id) .. id
+  end
+  return id
+end
+
+local function dmember_id(member)
+  return string.match(member, '^0*(%d+)$') or member
+end
+
+-- the reason a job hash cannot be used, or nil: f holds the values of the fields named in names;
+-- the fields at the positions in required must be numbers
+local function corrupt(f, names, required)
+  for _, i in ipairs(required) do
+    if not tonumber(f[i]) then
+      local found = f[i] and ("'" .. string.sub(f[i], 1, 40) .. "'") or 'missing'
+      return 'corrupt job: field ' .. names[i] .. ' is ' .. found
+    end
+  end
+  return nil
+end
+
+-- whether a job's hash is gone, given the values f read from it with the state field first; a
+-- hash that exists without a state is damaged, not gone
+local function gone(jk, f)
+  return not f[1] and redis.call('EXISTS', jk) == 0
 end
 
 local function wake(count)
@@ -57,9 +101,9 @@ local function release_unique(id, ukey, ttl, completed)
   if redis.call('GET', uk) ~= id then
     return
   end
-  ttl = tonumber(ttl) or 0
+  ttl = math.min(math.floor(tonumber(ttl) or 0), MAX_UNIQUE_TTL)
   if completed and ttl > 0 then
-    redis.call('PEXPIRE', uk, ttl)
+    redis.call('PEXPIRE', uk, int(ttl))
   else
     redis.call('DEL', uk)
   end
@@ -74,19 +118,28 @@ local function to_dead(id, reason, now)
   redis.call('HINCRBY', K_STATS, 'dead', 1)
 end
 
--- takes in-flight jobs from their holder: back to their place in ready, or dead when their
--- attempts are used up (the attempt they were on counts); returns how many went back to ready
+-- takes in-flight jobs from a holder that gave no outcome (its lease ran out, it stopped
+-- heartbeating, it restarted, it was still running at shutdown): each such loss counts in the
+-- job's 'lost' field, apart from its attempts; a job lost as often as its max attempts is
+-- dead-lettered (so a job that kills its worker ends dead), the others go back to their place in
+-- ready. Returns how many went back to ready.
 local function take_back(ids, now, reason)
   local back = 0
   for _, id in ipairs(ids) do
     redis.call('ZREM', K_INFLIGHT, id)
     local jk = JOB .. id
-    local f = redis.call('HMGET', jk, 'attempts', 'maxAttempts', 'score')
-    if f[3] then
-      if tonumber(f[1]) >= tonumber(f[2]) then
-        to_dead(id, reason .. ' on attempt ' .. f[1] .. ' of ' .. f[2], now)
+    local names = {'state', 'maxAttempts', 'score', 'lost'}
+    local f = redis.call('HMGET', jk, unpack(names))
+    if not gone(jk, f) then
+      local bad = (not f[1] and 'corrupt job: field state is missing') or corrupt(f, names, {2, 3})
+      local lost = (tonumber(f[4]) or 0) + 1
+      if bad then
+        to_dead(id, bad, now)
+      elseif lost >= tonumber(f[2]) then
+        redis.call('HSET', jk, 'lost', lost)
+        to_dead(id, reason .. ': held ' .. lost .. ' times without an outcome (max attempts ' .. f[2] .. ')', now)
       else
-        redis.call('HSET', jk, 'state', 'ready', 'readyAt', now, 'worker', '', 'error', reason)
+        redis.call('HSET', jk, 'state', 'ready', 'readyAt', now, 'worker', '', 'error', reason, 'lost', lost)
         redis.call('ZADD', K_READY, f[3], id)
         back = back + 1
       end
@@ -111,10 +164,28 @@ local function reclaim(now, limit)
   return #ids
 end
 
--- whether a job that has never started is past its expiry
-local function is_expired(expire_at, attempts, now)
+-- walks at most SLICE in-flight entries from index cursor and returns the ids whose lease holder
+-- matches, and the cursor of the next call (0 once the walk reached the end); the caller takes
+-- the returned jobs out of the in-flight set, which the next cursor accounts for
+local function walk_inflight(cursor, matches)
+  local ids = redis.call('ZRANGE', K_INFLIGHT, cursor, cursor + SLICE - 1)
+  local found = {}
+  for _, id in ipairs(ids) do
+    local holder = redis.call('HGET', JOB .. id, 'worker')
+    if holder and matches(holder) then
+      found[#found + 1] = id
+    end
+  end
+  if #ids < SLICE then
+    return found, 0
+  end
+  return found, cursor + #ids - #found
+end
+
+-- whether a job that was never handed to a handler is past its expiry
+local function is_expired(expire_at, attempts, lost, now)
   local e = tonumber(expire_at) or 0
-  return e > 0 and e <= now and (tonumber(attempts) or 0) == 0
+  return e > 0 and e <= now and (tonumber(attempts) or 0) == 0 and (tonumber(lost) or 0) == 0
 end
 
 local function expire(id, now)
@@ -123,26 +194,29 @@ local function expire(id, now)
   redis.call('HINCRBY', K_STATS, 'expired', 1)
 end
 
--- due delayed jobs move to the end of their priority level in ready; returns promoted, expired
+-- due delayed jobs move to the end of their priority level in ready, in due order and, for one
+-- due time, in id order; returns promoted, expired
 local function promote(now, limit)
   if limit <= 0 then
     return 0, 0
   end
-  local ids = redis.call('ZRANGEBYSCORE', K_DELAYED, '-inf', now, 'LIMIT', 0, limit)
-  if #ids == 0 then
-    return 0, 0
-  end
-  redis.call('ZREM', K_DELAYED, unpack(ids))
+  local members = redis.call('ZRANGEBYSCORE', K_DELAYED, '-inf', now, 'LIMIT', 0, limit)
   local promoted, expired = 0, 0
-  for _, id in ipairs(ids) do
+  for _, member in ipairs(members) do
+    redis.call('ZREM', K_DELAYED, member)
+    local id = dmember_id(member)
     local jk = JOB .. id
-    local f = redis.call('HMGET', jk, 'priority', 'expireAt', 'attempts')
-    if f[1] then
-      if is_expired(f[2], f[3], now) then
+    local names = {'state', 'priority', 'expireAt', 'attempts', 'lost'}
+    local f = redis.call('HMGET', jk, unpack(names))
+    if not gone(jk, f) then
+      local bad = (not f[1] and 'corrupt job: field state is missing') or corrupt(f, names, {2})
+      if bad then
+        to_dead(id, bad, now)
+      elseif is_expired(f[3], f[4], f[5], now) then
         expire(id, now)
         expired = expired + 1
       else
-        local score = ready_score(tonumber(f[1]), redis.call('INCR', K_SEQ))
+        local score = ready_score(tonumber(f[2]), redis.call('INCR', K_SEQ))
         redis.call('HSET', jk, 'state', 'ready', 'score', score)
         redis.call('ZADD', K_READY, score, id)
         promoted = promoted + 1
@@ -189,20 +263,35 @@ local function completed_recently(now)
   return sum, 5 * BUCKET_MS + (now % BUCKET_MS)
 end
 
--- acknowledges one job held under token; returns 1 done, 0 stale token, -1 no such job
+-- acknowledges one job held under token. Also accepted: a job taken back from that holder (its
+-- lease ran out) and not reserved by anyone since, which still carries the same token: it is
+-- done and nobody else holds it. Returns 1 done, 2 already completed under that token, 0 stale
+-- token (someone reserved it since), -1 no such job.
 local function complete_job(id, token, retention, now)
   local jk = JOB .. id
-  local f = redis.call('HMGET', jk, 'state', 'token', 'uniqueKey', 'uniqueTtl')
+  local f = redis.call('HMGET', jk, 'state', 'token', 'uniqueKey', 'uniqueTtl', 'attempts')
   if not f[1] then
     return -1
   end
-  if f[1] ~= 'active' or f[2] ~= token then
+  if f[2] ~= token then
     return 0
   end
-  redis.call('ZREM', K_INFLIGHT, id)
+  local state = f[1]
+  if state == 'completed' then
+    return 2
+  elseif state == 'active' then
+    redis.call('ZREM', K_INFLIGHT, id)
+  else
+    -- taken back but not handed out again
+    redis.call('ZREM', K_READY, id)
+    redis.call('ZREM', K_DEAD, id)
+    redis.call('ZREM', K_DELAYED, dmember(id))
+    redis.call('ZREM', K_EXPIRY, id)
+  end
   release_unique(id, f[3], f[4], true)
   if retention > 0 then
-    redis.call('HSET', jk, 'state', 'completed', 'finishedAt', now, 'worker', '')
+    redis.call('HSET', jk, 'state', 'completed', 'finishedAt', now, 'worker', '',
+      'attempts', (tonumber(f[5]) or 0) + 1)
     redis.call('ZADD', K_DONE, now, id)
   else
     redis.call('DEL', jk)
@@ -213,9 +302,10 @@ end
 -- a job delayed until due: when it is now the earliest, wake a waiting consumer so that it
 -- learns the new due time (a consumer blocks until the earliest due time it knows)
 local function delay_job(id, due)
-  redis.call('ZADD', K_DELAYED, due, id)
+  local member = dmember(id)
+  redis.call('ZADD', K_DELAYED, due, member)
   local first = redis.call('ZRANGE', K_DELAYED, 0, 0)
-  if first[1] == id then
+  if first[1] == member then
     wake(1)
   end
 end
@@ -227,4 +317,3 @@ local function next_due()
   end
   return tonumber(first[2])
 end
-

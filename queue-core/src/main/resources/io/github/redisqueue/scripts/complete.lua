@@ -1,6 +1,6 @@
 -- Acknowledges jobs. ARGV[3] = retention ms of completed jobs (0 deletes them at once), then
--- pairs of id and lease token. Returns per pair: 1 acknowledged, 0 stale token (the job is no
--- longer held under that token), -1 no such job.
+-- pairs of id and lease token. Returns per pair: 1 acknowledged, 2 already completed under that
+-- token, 0 stale token (someone else reserved the job since), -1 no such job.
 local now = now_ms()
 local retention = tonumber(ARGV[3])
 local out = {}

@@ -1,36 +1,66 @@
 -- Acts on dead letters. ARGV[3] 'retry' or 'purge', ARGV[4] the most jobs to touch when no ids
--- follow (then the oldest dead jobs are taken), then optional ids.
--- Retried jobs start again with no attempts used, at the end of their priority level.
--- Returns the number of jobs touched.
+-- follow (then the oldest dead jobs are taken, those that died before ARGV[5] only: a score
+-- bound such as '(1700000000000', or '+inf'), then optional ids from ARGV[6].
+-- Retried jobs start again with no attempts used, at the end of their priority level; a past
+-- expiry is cleared. A job whose uniqueness key is held by another job stays dead, its error says
+-- why, and its time of death becomes now (so that one retry-all call passes over it once).
+-- Returns the number of jobs retried or purged, the number refused, and the server time.
 local op, limit = ARGV[3], tonumber(ARGV[4])
+local now = now_ms()
 local ids = {}
-if #ARGV >= 5 then
-  for i = 5, #ARGV do
+if #ARGV >= 6 then
+  for i = 6, #ARGV do
     ids[#ids + 1] = ARGV[i]
   end
 else
-  ids = redis.call('ZRANGE', K_DEAD, 0, limit - 1)
+  ids = redis.call('ZRANGEBYSCORE', K_DEAD, '-inf', ARGV[5], 'LIMIT', 0, limit)
 end
-local count = 0
-local now = now_ms()
+local count, refused = 0, 0
 for _, id in ipairs(ids) do
-  if redis.call('ZREM', K_DEAD, id) == 1 then
+  if redis.call('ZSCORE', K_DEAD, id) then
     local jk = JOB .. id
-    local f = redis.call('HMGET', jk, 'priority', 'uniqueKey')
-    if op == 'purge' or not f[1] then
+    local names = {'state', 'priority', 'uniqueKey', 'expireAt'}
+    local f = redis.call('HMGET', jk, unpack(names))
+    local holder = false
+    if op == 'retry' and f[3] and f[3] ~= '' then
+      holder = redis.call('GET', UNIQUE .. f[3])
+      if holder == id then
+        holder = false
+      end
+    end
+    if op == 'purge' or gone(jk, f) then
+      redis.call('ZREM', K_DEAD, id)
       redis.call('DEL', jk)
+      count = count + 1
+    elseif holder then
+      redis.call('HSET', jk, 'error', "retry refused: uniqueness key '" .. f[3] .. "' is held by job " .. holder)
+      redis.call('ZADD', K_DEAD, now, id)
+      refused = refused + 1
+    elseif corrupt(f, names, {2}) then
+      redis.call('HSET', jk, 'error', 'retry refused: ' .. corrupt(f, names, {2}))
+      redis.call('ZADD', K_DEAD, now, id)
+      refused = refused + 1
     else
-      local score = ready_score(tonumber(f[1]), redis.call('INCR', K_SEQ))
-      redis.call('HSET', jk, 'state', 'ready', 'readyAt', now, 'attempts', 0, 'score', score, 'finishedAt', 0)
-      if f[2] and f[2] ~= '' then
-        redis.call('SET', UNIQUE .. f[2], id, 'NX')
+      redis.call('ZREM', K_DEAD, id)
+      local score = ready_score(tonumber(f[2]), redis.call('INCR', K_SEQ))
+      redis.call('HSET', jk, 'state', 'ready', 'readyAt', now, 'attempts', 0, 'lost', 0, 'score', score,
+        'finishedAt', 0)
+      local expire_at = tonumber(f[4]) or 0
+      if expire_at > 0 and expire_at <= now then
+        redis.call('HSET', jk, 'expireAt', 0)
+        redis.call('ZREM', K_EXPIRY, id)
+      elseif expire_at > 0 then
+        redis.call('ZADD', K_EXPIRY, expire_at, id)
+      end
+      if f[3] and f[3] ~= '' then
+        redis.call('SET', UNIQUE .. f[3], id)
       end
       redis.call('ZADD', K_READY, score, id)
+      count = count + 1
     end
-    count = count + 1
   end
 end
 if op == 'retry' and count > 0 then
   wake(count)
 end
-return {count}
+return {count, refused, now}

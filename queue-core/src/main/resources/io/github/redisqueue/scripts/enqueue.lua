@@ -1,16 +1,44 @@
--- Enqueues one or more jobs. ARGV[3] = job count, then 9 values per job:
+-- Enqueues one or more jobs. ARGV[3] = job count, then 11 values per job:
 -- payload, headers, priority, delay ms, run-at ms (0 = none), uniqueness key ('' = none),
--- uniqueness window ms after completion, expire-after ms (0 = none), max attempts.
+-- uniqueness window ms after completion, expire-after ms (0 = none), max attempts,
+-- idempotency key ('' = none), idempotency window ms.
 -- Returns id, created flag (1 new, 0 refused as duplicate: id is the existing job's) per job.
+-- Refuses the whole call, before writing anything, when the queue's sequence would pass 10^12.
 local now = now_ms()
 local n = tonumber(ARGV[3])
+if (tonumber(redis.call('GET', K_SEQ)) or 0) + n > MAX_SEQ then
+  return redis.error_reply('ERR queue sequence exhausted: a queue takes at most ' .. int(MAX_SEQ) .. ' jobs')
+end
+
+-- the next free id: the counter, or past it when the counter fell behind existing jobs (it was
+-- lost, say by eviction), so that no job hash is ever overwritten
+local function new_id()
+  local seq = redis.call('INCR', K_SEQ)
+  if redis.call('EXISTS', JOB .. int(seq)) == 0 then
+    return seq
+  end
+  local step = 1
+  for _ = 1, 62 do
+    seq = seq + step
+    if redis.call('EXISTS', JOB .. int(seq)) == 0 then
+      redis.call('SET', K_SEQ, int(seq))
+      return seq
+    end
+    step = step * 2
+  end
+  error('no free job id found')
+end
+
 local out = {}
-local woken = 0
+local woken, created = 0, 0
 for i = 0, n - 1 do
-  local o = 4 + i * 9
-  local ukey = ARGV[o + 5]
+  local o = 4 + i * 11
+  local ukey, ikey = ARGV[o + 5], ARGV[o + 9]
   local existing = false
-  if ukey ~= '' then
+  if ikey ~= '' then
+    existing = redis.call('GET', IDEM .. ikey)
+  end
+  if not existing and ukey ~= '' then
     existing = redis.call('GET', UNIQUE .. ukey)
   end
   if existing then
@@ -18,8 +46,8 @@ for i = 0, n - 1 do
     out[#out + 1] = 0
     redis.call('HINCRBY', K_STATS, 'duplicates', 1)
   else
-    local seq = redis.call('INCR', K_SEQ)
-    local id = tostring(seq)
+    local seq = new_id()
+    local id = int(seq)
     local priority = tonumber(ARGV[o + 2])
     local delay, run_at = tonumber(ARGV[o + 3]), tonumber(ARGV[o + 4])
     local expire_after = tonumber(ARGV[o + 7])
@@ -45,6 +73,9 @@ for i = 0, n - 1 do
     if ukey ~= '' then
       redis.call('SET', UNIQUE .. ukey, id)
     end
+    if ikey ~= '' then
+      redis.call('SET', IDEM .. ikey, id, 'PX', ARGV[o + 10])
+    end
     if state == 'delayed' then
       delay_job(id, due)
     else
@@ -56,9 +87,12 @@ for i = 0, n - 1 do
     end
     out[#out + 1] = id
     out[#out + 1] = 1
+    created = created + 1
   end
 end
-redis.call('HINCRBY', K_STATS, 'enqueued', n)
+if created > 0 then
+  redis.call('HINCRBY', K_STATS, 'enqueued', created)
+end
 if woken > 0 then
   wake(woken)
 end

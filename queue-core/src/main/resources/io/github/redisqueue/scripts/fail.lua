@@ -1,10 +1,12 @@
 -- Records a failed attempt. ARGV[3] id, ARGV[4] token, ARGV[5] error text, ARGV[6] 'retry' or
--- 'dead', ARGV[7] retry delay ms. A retry past the job's max attempts dead-letters it.
+-- 'dead', ARGV[7] retry delay ms. The attempt counts; a retry once the job's attempts reach its
+-- max attempts dead-letters it.
 -- Returns 1 retry scheduled, 2 dead-lettered, 0 stale token, -1 no such job.
 local now = now_ms()
 local id, token, err, mode, delay = ARGV[3], ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7])
 local jk = JOB .. id
-local f = redis.call('HMGET', jk, 'state', 'token', 'attempts', 'maxAttempts', 'score')
+local names = {'state', 'token', 'attempts', 'maxAttempts', 'score'}
+local f = redis.call('HMGET', jk, unpack(names))
 if not f[1] then
   return -1
 end
@@ -12,7 +14,14 @@ if f[1] ~= 'active' or f[2] ~= token then
   return 0
 end
 redis.call('ZREM', K_INFLIGHT, id)
-if mode ~= 'retry' or tonumber(f[3]) >= tonumber(f[4]) then
+local bad = corrupt(f, names, {3, 4, 5})
+if bad then
+  to_dead(id, bad .. '; last error: ' .. err, now)
+  return 2
+end
+local attempts = tonumber(f[3]) + 1
+redis.call('HSET', jk, 'attempts', attempts)
+if mode ~= 'retry' or attempts >= tonumber(f[4]) then
   to_dead(id, err, now)
   return 2
 end

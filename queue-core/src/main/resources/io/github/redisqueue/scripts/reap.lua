@@ -1,52 +1,69 @@
--- One pass of the reaper, bounded by ARGV[3] jobs per step: expired leases back to ready (or
--- dead), due delayed jobs promoted, jobs past their expiry dead-lettered, completed jobs older
--- than ARGV[4] ms and dead jobs older than ARGV[5] ms (0 = keep) deleted.
--- ARGV[6..] name workers whose heartbeat ran out: the in-flight jobs they hold (worker identity
--- equal to the name, or the name followed by '#') are taken back before their leases run out.
+-- One pass of the reaper over one queue, bounded by ARGV[3] jobs per step: the jobs of workers
+-- whose heartbeat ran out are taken back (see below), expired leases go back to ready (or dead),
+-- due delayed jobs are promoted, jobs past their expiry are dead-lettered, completed jobs older
+-- than ARGV[4] ms (all of them when 0) and dead jobs older than ARGV[5] ms (0 = keep) are deleted.
+-- Silent workers: the queue's own record of its consumers (K_LIVE, score = heartbeat deadline)
+-- tells, inside this script, which workers are silent now; a worker whose heartbeat resumed is
+-- live again and keeps its jobs. Lease identities are the worker id or the worker id, '#' and a
+-- container id; worker ids contain no '#', so the match is exact. The in-flight set is walked in
+-- slices, one per pass, from a cursor kept in the stats hash; once a walk reached the end, the
+-- workers that were silent when it began are forgotten.
 -- Returns reclaimed, promoted, expired, purged completed, purged dead, taken from silent workers.
 local now = now_ms()
 local limit = tonumber(ARGV[3])
 local done_ttl, dead_ttl = tonumber(ARGV[4]), tonumber(ARGV[5])
 local abandoned = 0
-if #ARGV >= 6 then
+local gone = redis.call('ZRANGEBYSCORE', K_LIVE, '-inf', now, 'WITHSCORES', 'LIMIT', 0, 100)
+if #gone > 0 then
   local silent = {}
-  for i = 6, #ARGV do
-    silent[ARGV[i]] = true
+  for i = 1, #gone, 2 do
+    silent[gone[i]] = tonumber(gone[i + 1])
   end
-  local ids = {}
-  for _, id in ipairs(redis.call('ZRANGE', K_INFLIGHT, 0, -1)) do
-    local worker = redis.call('HGET', JOB .. id, 'worker')
-    if worker and silent[string.match(worker, '^[^#]*')] then
-      ids[#ids + 1] = id
+  local st = redis.call('HMGET', K_STATS, '~walk', '~walkFrom')
+  local cursor = tonumber(st[1]) or 0
+  local from = tonumber(st[2]) or now
+  if cursor == 0 then
+    from = now
+  end
+  local found, next_cursor = walk_inflight(cursor, function(holder)
+    return silent[string.match(holder, '^[^#]*')] ~= nil
+  end)
+  take_back(found, now, 'worker stopped heartbeating')
+  abandoned = #found
+  if next_cursor == 0 then
+    for worker, deadline in pairs(silent) do
+      if deadline < from then
+        redis.call('ZREM', K_LIVE, worker)
+      end
     end
+    redis.call('HDEL', K_STATS, '~walk', '~walkFrom')
+  else
+    redis.call('HSET', K_STATS, '~walk', next_cursor, '~walkFrom', from)
   end
-  take_back(ids, now, 'worker stopped heartbeating')
-  abandoned = #ids
 end
 local reclaimed = reclaim(now, limit)
 local promoted, expired = promote(now, limit)
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', K_EXPIRY, '-inf', now, 'LIMIT', 0, limit)) do
-  local f = redis.call('HMGET', JOB .. id, 'state', 'attempts')
-  if f[1] and (f[1] == 'ready' or f[1] == 'delayed') and (tonumber(f[2]) or 0) == 0 then
+  local f = redis.call('HMGET', JOB .. id, 'state', 'attempts', 'lost', 'expireAt')
+  if f[1] and (f[1] == 'ready' or f[1] == 'delayed') and is_expired(f[4], f[2], f[3], now) then
     redis.call('ZREM', K_READY, id)
-    redis.call('ZREM', K_DELAYED, id)
+    redis.call('ZREM', K_DELAYED, dmember(id))
     expire(id, now)
     expired = expired + 1
   else
     redis.call('ZREM', K_EXPIRY, id)
   end
 end
-local function purge(key, ttl)
-  if ttl <= 0 then
-    return 0
-  end
-  local ids = redis.call('ZRANGEBYSCORE', key, '-inf', now - ttl, 'LIMIT', 0, limit)
+local function purge(key, before)
+  local ids = redis.call('ZRANGEBYSCORE', key, '-inf', before, 'LIMIT', 0, limit)
   for _, id in ipairs(ids) do
     redis.call('DEL', JOB .. id)
-  end
-  if #ids > 0 then
-    redis.call('ZREM', key, unpack(ids))
+    redis.call('ZREM', key, id)
   end
   return #ids
 end
-return {reclaimed, promoted, expired, purge(K_DONE, done_ttl), purge(K_DEAD, dead_ttl), abandoned}
+local purged_dead = 0
+if dead_ttl > 0 then
+  purged_dead = purge(K_DEAD, now - dead_ttl)
+end
+return {reclaimed, promoted, expired, purge(K_DONE, now - done_ttl), purged_dead, abandoned}

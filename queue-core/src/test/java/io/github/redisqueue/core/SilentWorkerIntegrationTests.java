@@ -23,7 +23,8 @@ class SilentWorkerIntegrationTests extends AbstractRedisIntegrationTests {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		queues.enqueueAll("mail", List.of(1, 2, 3, 4), JobOptions.defaults());
 		queues.enqueue("sms", 5);
-		queues.heartbeat(new WorkerInfo("host-a:1", "host-a", List.of("mail"), 2, null, null), Duration.ofMillis(300));
+		queues.heartbeat(new WorkerInfo("host-a:1", "host-a", List.of("mail", "sms"), 2, null, null),
+				Duration.ofMillis(300));
 		queues.heartbeat(new WorkerInfo("host-b:2", "host-b", List.of("mail"), 1, null, null), Duration.ofMinutes(5));
 		ReservedJob deadListener = queues.reserveBatch("mail", 1, LONG_LEASE, "host-a:1#mailer").jobs().get(0);
 		ReservedJob deadPull = queues.reserveBatch("sms", 1, LONG_LEASE, "host-a:1").jobs().get(0);
@@ -46,12 +47,19 @@ class SilentWorkerIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(state("mail", alive)).isEqualTo(JobState.ACTIVE);
 		assertThat(state("mail", unregistered)).isEqualTo(JobState.ACTIVE);
 		assertThat(state("mail", lookalike)).isEqualTo(JobState.ACTIVE);
-		// the late acknowledgement of the dead worker is refused by its stale token
+		// once another worker holds the job, the late acknowledgement of the dead one is refused
+		ReservedJob again = queues.reserveBatch("mail", 1, LONG_LEASE, "host-b:2#mailer").jobs().get(0);
+		assertThat(again.id()).isEqualTo(deadListener.id());
 		assertThat(queues.complete("mail", deadListener.ref())).isEqualTo(AckResult.STALE_TOKEN);
+		assertThat(state("mail", again)).isEqualTo(JobState.ACTIVE);
+		// before anyone took it again, the late acknowledgement of the dead worker completes its job
+		assertThat(queues.complete("sms", deadPull.ref())).isEqualTo(AckResult.OK);
+		assertThat(queues.job("sms", deadPull.id())).isEmpty();
 
-		// handled once: the worker is forgotten
-		assertThat(queues.silentWorkers()).isEmpty();
+		// handled once: each queue forgot the worker once it had walked its in-flight jobs
 		assertThat(queues.reapOnce().abandoned()).isZero();
+		assertThat(this.redis.opsForZSet().size("{rq:mail}:live")).isEqualTo(1);
+		assertThat(this.redis.opsForZSet().size("{rq:sms}:live")).isZero();
 	}
 
 	@Test
@@ -62,7 +70,7 @@ class SilentWorkerIntegrationTests extends AbstractRedisIntegrationTests {
 		queues.heartbeat(new WorkerInfo("paused", "h", List.of("mail"), 0, null, null), Duration.ofMillis(200));
 		ReservedJob held = queues.reserveBatch("mail", 1, LONG_LEASE, "paused#mailer").jobs().get(0);
 
-		queues.leave("left");
+		queues.leave(new WorkerInfo("left", "h", List.of("mail"), 0, null, null));
 		assertThat(queues.workers()).extracting(WorkerInfo::id).containsExactly("paused");
 		await().atMost(Duration.ofSeconds(5)).until(() -> queues.silentWorkers().contains("paused"));
 		// its heartbeat resumes before any reaper pass: it is alive again

@@ -32,7 +32,7 @@ class ValidationTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> JobOptions.builder().expireAfter(Duration.ZERO))
 			.withMessageContaining("must be positive");
 		assertThatIllegalArgumentException().isThrownBy(() -> JobOptions.builder().uniqueFor(Duration.ofMillis(-5)))
-			.withMessageContaining("negative");
+			.withMessageContaining("PT-0.005S is out of range");
 		assertThatIllegalArgumentException().isThrownBy(() -> JobOptions.builder().runAt(Instant.EPOCH))
 			.withMessageContaining("after the epoch");
 	}

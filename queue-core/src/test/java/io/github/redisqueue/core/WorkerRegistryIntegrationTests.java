@@ -24,7 +24,7 @@ class WorkerRegistryIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void heartbeatListsTheWorkerUntilItsTimeToLiveRunsOut() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
-		queues.heartbeat(new WorkerInfo("w1", "host-a", List.of("emails", "sms"), 3, null, null), Duration.ofMillis(400));
+		queues.heartbeat(new WorkerInfo("w1", "host-a", List.of("emails", "sms"), 3, null, null), Duration.ofSeconds(2));
 
 		assertThat(queues.workers()).singleElement().satisfies((worker) -> {
 			assertThat(worker.id()).isEqualTo("w1");
