@@ -64,6 +64,8 @@ public final class CrashTrial implements AutoCloseable {
 
 	private static final int WORKER_START_TRIES = 3;
 
+	private static final int MAX_ENQUEUE_TRIES = 200;
+
 	private static final String HELD_SCRIPT = """
 			local out = {}
 			for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
@@ -108,7 +110,7 @@ public final class CrashTrial implements AutoCloseable {
 		/** The version CI runs: 5,000 jobs over 40 seconds, 3 workers. */
 		public static Settings ci() {
 			return new Settings("crash", 5_000, 3, 4, 4, Duration.ofSeconds(10), Duration.ofSeconds(40), 5, 60, 0.5,
-					150, 5, Duration.ofSeconds(4), 4, 2, Duration.ofSeconds(5), Duration.ofSeconds(7), false,
+					150, 5, Duration.ofMillis(3500), 4, 2, Duration.ofSeconds(5), Duration.ofSeconds(7), false,
 					System.nanoTime());
 		}
 
@@ -189,11 +191,13 @@ public final class CrashTrial implements AutoCloseable {
 
 	private final ExecutorService starter = Executors.newCachedThreadPool((runnable) -> daemon(runnable, "crash-starter"));
 
-	private volatile ScheduledFuture<?> producing;
+	private volatile @Nullable ScheduledFuture<?> producing;
 
 	private long startedAt;
 
 	private int producedJobs;
+
+	private final List<Retry> toRetry = new ArrayList<>();
 
 	private int workerStops;
 
@@ -232,7 +236,10 @@ public final class CrashTrial implements AutoCloseable {
 		}
 	}
 
-	/** Start the workers, then the producer and the fault injector. */
+	/**
+	 * Start the workers and the producer at once, and the fault injector as soon as every
+	 * worker runs (jobs pile up meanwhile, which fills the workers' prefetch from the start).
+	 */
 	public void start() {
 		this.log.accept("crash trial: " + this.settings + ", redis pid " + this.redis.pid() + " on port "
 				+ this.redis.port() + ", files in " + this.dir);
@@ -240,15 +247,17 @@ public final class CrashTrial implements AutoCloseable {
 		for (WorkerSlot slot : this.slots) {
 			slot.startAsync();
 		}
+		this.startedAt = System.currentTimeMillis();
+		this.producing = this.producer.scheduleAtFixedRate(this::produce, 50, 50, TimeUnit.MILLISECONDS);
 		for (WorkerSlot slot : this.slots) {
 			slot.awaitStarted();
 		}
-		this.startedAt = System.currentTimeMillis();
-		this.nextWorkerStop = this.settings.workerStopEvery().toMillis() / 2;
-		this.nextScriptFlush = this.settings.scriptFlushEvery().toMillis() / 2;
-		this.nextClientKill = this.settings.clientKillEvery().toMillis() / 2;
-		this.producing = this.producer.scheduleAtFixedRate(this::produce, 50, 50, TimeUnit.MILLISECONDS);
-		this.injector.scheduleWithFixedDelay(this::injectFaults, 250, 250, TimeUnit.MILLISECONDS);
+		long elapsed = System.currentTimeMillis() - this.startedAt;
+		this.nextWorkerStop = elapsed + this.settings.workerStopEvery().toMillis() / 2;
+		this.nextScriptFlush = elapsed + this.settings.scriptFlushEvery().toMillis() / 2;
+		this.nextClientKill = elapsed + this.settings.clientKillEvery().toMillis() / 2;
+		this.log.accept("crash trial: workers running after " + elapsed + " ms; faults from now on");
+		this.injector.scheduleWithFixedDelay(this::injectFaults, 0, 250, TimeUnit.MILLISECONDS);
 	}
 
 	/**
@@ -370,18 +379,25 @@ public final class CrashTrial implements AutoCloseable {
 			double averageBulk = (10 + this.settings.maxBulk()) / 2.0;
 			double bulkChance = this.settings.bulkShare()
 					/ (averageBulk * (1 - this.settings.bulkShare()) + this.settings.bulkShare());
+			retryFailedSingles();
 			for (int calls = 0; this.producedJobs < target && calls < 1000; calls++) {
 				int remaining = jobs - this.producedJobs;
 				if (this.random.nextDouble() < bulkChance && remaining > 1) {
-					enqueue(Math.min(remaining, 10 + this.random.nextInt(this.settings.maxBulk() - 9)), true);
+					enqueueBulk(Math.min(remaining, 10 + this.random.nextInt(this.settings.maxBulk() - 9)));
 				}
 				else {
-					enqueue(1, false);
+					CrashJob job = nextJob();
+					if (!enqueueSingle(job)) {
+						this.toRetry.add(new Retry(job, 1));
+					}
 				}
 			}
-			if (this.producedJobs >= jobs) {
+			if (this.producedJobs >= jobs && this.toRetry.isEmpty()) {
 				this.produced.complete(null);
-				this.producing.cancel(false);
+				ScheduledFuture<?> schedule = this.producing;
+				if (schedule != null) {
+					schedule.cancel(false);
+				}
 			}
 		}
 		catch (RuntimeException | Error ex) {
@@ -392,30 +408,82 @@ public final class CrashTrial implements AutoCloseable {
 		}
 	}
 
-	private void enqueue(int count, boolean bulk) {
+	private CrashJob nextJob() {
+		this.producedJobs++;
+		return new CrashJob("k" + this.producedJobs, this.settings.minWorkMillis()
+				+ this.random.nextInt(this.settings.maxWorkMillis() - this.settings.minWorkMillis() + 1));
+	}
+
+	private JobOptions options() {
+		return JobOptions.builder().maxAttempts(this.settings.maxAttempts()).build();
+	}
+
+	/**
+	 * A single enqueue carries its key as idempotency key: after an ambiguous failure (Redis
+	 * restarting, connection cut, timeout) it is sent again until it answers, and a repeat returns
+	 * the first job whether or not the failed call created it.
+	 */
+	private boolean enqueueSingle(CrashJob job) {
+		long start = System.currentTimeMillis();
+		try {
+			EnqueueResult result = this.queues.enqueue(this.settings.queue(), job,
+					options().toBuilder().idempotencyKey(job.key()).build());
+			this.calls.add(new EnqueueCall(List.of(job.key()), false, true, start, System.currentTimeMillis(),
+					List.of(result.id()), null));
+			return true;
+		}
+		catch (RuntimeException ex) {
+			String error = rootCause(ex);
+			this.calls.add(new EnqueueCall(List.of(job.key()), false, true, start, System.currentTimeMillis(), null,
+					error));
+			this.log.accept("crash trial: enqueue of " + job.key() + " failed, to be sent again: " + error);
+			return false;
+		}
+	}
+
+	/** Failed singles go again, one try per tick (the pace of the producer is their back-off). */
+	private void retryFailedSingles() {
+		List<Retry> again = new ArrayList<>(this.toRetry);
+		this.toRetry.clear();
+		for (Retry retry : again) {
+			if (!enqueueSingle(retry.job())) {
+				if (retry.tries() < MAX_ENQUEUE_TRIES) {
+					this.toRetry.add(new Retry(retry.job(), retry.tries() + 1));
+				}
+				else {
+					this.log.accept("crash trial: giving up on " + retry.job().key() + " after " + retry.tries()
+							+ " tries; it counts if it shows up");
+				}
+			}
+		}
+	}
+
+	/**
+	 * A bulk enqueue has no idempotency key (one would name every job of the call): after a
+	 * failure its jobs may exist or not, and count if they show up.
+	 */
+	private void enqueueBulk(int count) {
 		List<String> keys = new ArrayList<>(count);
 		List<CrashJob> payloads = new ArrayList<>(count);
 		for (int i = 0; i < count; i++) {
-			String key = "k" + (this.producedJobs + i + 1);
-			keys.add(key);
-			payloads.add(new CrashJob(key, this.settings.minWorkMillis()
-					+ this.random.nextInt(this.settings.maxWorkMillis() - this.settings.minWorkMillis() + 1)));
+			CrashJob job = nextJob();
+			keys.add(job.key());
+			payloads.add(job);
 		}
-		this.producedJobs += count;
 		long start = System.currentTimeMillis();
 		try {
-			JobOptions options = JobOptions.builder().maxAttempts(this.settings.maxAttempts()).build();
-			List<EnqueueResult> results = bulk ? this.queues.enqueueAll(this.settings.queue(), payloads, options)
-					: List.of(this.queues.enqueue(this.settings.queue(), payloads.get(0), options));
-			this.calls.add(new EnqueueCall(keys, bulk, false, start, System.currentTimeMillis(),
+			List<EnqueueResult> results = this.queues.enqueueAll(this.settings.queue(), payloads, options());
+			this.calls.add(new EnqueueCall(keys, true, false, start, System.currentTimeMillis(),
 					results.stream().map(EnqueueResult::id).toList(), null));
 		}
 		catch (RuntimeException ex) {
-			// the jobs may exist or not: they count if they show up
 			String error = rootCause(ex);
-			this.calls.add(new EnqueueCall(keys, bulk, false, start, System.currentTimeMillis(), null, error));
-			this.log.accept("crash trial: enqueue of " + count + " jobs failed: " + error);
+			this.calls.add(new EnqueueCall(keys, true, false, start, System.currentTimeMillis(), null, error));
+			this.log.accept("crash trial: bulk enqueue of " + count + " jobs failed: " + error);
 		}
+	}
+
+	private record Retry(CrashJob job, int tries) {
 	}
 
 	// ---- faults

@@ -228,6 +228,8 @@ public final class TrialReport {
 
 		final List<String> unhandled = new ArrayList<>();
 
+		final List<String> leftAfterTerm = new ArrayList<>();
+
 		final Map<Integer, Integer> firstAttempts = new TreeMap<>();
 
 		int firstRunLateAfterKill;
@@ -461,6 +463,13 @@ public final class TrialReport {
 				}
 				else {
 					this.heldAfterTerm += stop.held().size();
+					for (String id : stop.held()) {
+						List<Run> runs = this.runsById.getOrDefault(id, List.of());
+						this.leftAfterTerm.add("job " + id + " after SIGTERM of worker " + stop.worker() + " start "
+								+ stop.incarnation() + " (pid " + stop.pid() + "): "
+								+ (started.contains(id) ? "it ran there" : "it had not started there") + "; runs: "
+								+ runs.stream().map(Run::describe).toList());
+					}
 				}
 			}
 			Set<String> heldAtSomeKill = new HashSet<>();
@@ -496,6 +505,7 @@ public final class TrialReport {
 			out.append("  jobs in flight under a SIGKILLed worker's lease: ").append(this.heldAtKills)
 				.append(", of which it had not started (reserved ahead): ").append(this.prefetchedAtKills).append('\n');
 			out.append("  jobs left in flight by a worker after SIGTERM: ").append(this.heldAfterTerm).append('\n');
+			this.leftAfterTerm.stream().limit(10).forEach((line) -> out.append("    ").append(line).append('\n'));
 			out.append("  attempt number of each job's first run: ").append(this.firstAttempts)
 				.append("; first runs past attempt 1 that a SIGKILLed worker had held: ").append(this.firstRunLateAfterKill)
 				.append('\n');
