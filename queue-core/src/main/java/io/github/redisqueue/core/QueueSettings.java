@@ -2,7 +2,11 @@ package io.github.redisqueue.core;
 
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
+import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.Locale;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * Engine-wide settings of a {@link QueueTemplate}. Immutable; start from {@link #defaults()} and
@@ -61,16 +65,44 @@ public record QueueSettings(String keyPrefix, String workerId, int maxPayloadByt
 				Duration.ZERO, DEFAULT_DEAD_RETENTION, 100, 1000, 500);
 	}
 
-	/** {@code host:pid} of this JVM. */
+	/**
+	 * {@code host:pid} of this JVM. The host is the local host name; when it cannot be resolved
+	 * (or is only {@code localhost}) the {@code HOSTNAME} environment variable (set in containers
+	 * and pods); failing both, {@code unknown-} and a random suffix. A fixed fallback such as
+	 * {@code localhost} would give two containers whose process id is 1 the same identity, and the
+	 * start of each would take back the other's leases; a random one is unique, at the cost that a
+	 * restart does not take back its predecessor's leases at once (they return when the old
+	 * identity is found silent or its leases run out). Set {@code workerId} explicitly for a stable
+	 * identity.
+	 */
 	public static String defaultWorkerId() {
 		String host;
 		try {
 			host = InetAddress.getLocalHost().getHostName();
 		}
 		catch (Exception ex) {
-			host = "localhost";
+			host = null;
 		}
-		return host.replace('#', '-') + ":" + ManagementFactory.getRuntimeMXBean().getPid();
+		return defaultWorkerId(host, System.getenv("HOSTNAME"), ManagementFactory.getRuntimeMXBean().getPid());
+	}
+
+	static String defaultWorkerId(@Nullable String resolvedHost, @Nullable String hostVariable, long pid) {
+		String host = isDistinctive(resolvedHost) ? resolvedHost
+				: isDistinctive(hostVariable) ? hostVariable
+						: "unknown-" + Long.toHexString(new SecureRandom().nextLong() & 0xffffffffffL);
+		host = host.strip().replace('#', '-');
+		if (host.length() > 150) {
+			host = host.substring(0, 150);
+		}
+		return host + ":" + pid;
+	}
+
+	private static boolean isDistinctive(@Nullable String host) {
+		if (host == null || host.isBlank()) {
+			return false;
+		}
+		String name = host.strip().toLowerCase(Locale.ROOT);
+		return !name.equals("localhost") && !name.startsWith("localhost.");
 	}
 
 	public QueueSettings withKeyPrefix(String keyPrefix) {

@@ -295,7 +295,17 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 				args.add(headers);
 				Collections.addAll(args, shared);
 			}
-			List<Object> reply = runWithin(this.scripts.enqueue(), k, args, this.enqueueTimeout);
+			List<Object> reply;
+			try {
+				reply = runWithin(this.scripts.enqueue(), k, args, this.enqueueTimeout);
+			}
+			catch (RuntimeException ex) {
+				if (String.valueOf(ex.getMessage()).contains("queue sequence exhausted")) {
+					throw new QueueException("Queue '" + queue + "' refused the enqueue before writing anything: it has "
+							+ "used its 999,999,999,999 sequence numbers (drain it and move to a new queue name)", ex);
+				}
+				throw ex;
+			}
 			for (int i = 0; i < reply.size(); i += 2) {
 				results.add(new EnqueueResult(text(reply.get(i)), longValue(reply.get(i + 1)) == 0));
 			}

@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * @param expired jobs this call dead-lettered because they expired before they started
  * @param refusedCompletions completions sent with the call that were refused because someone else
  * reserved their job since (the job runs again there)
- * @param missingCompletions completions sent with the call whose job no longer exists (completed
+ * @param missingCompletions completions sent with the call that found nothing to do: the job was
+ * completed already (a resent completion) or no longer exists (completed
  * or purged already, or Redis lost it)
  * @param serverTime the Redis server clock when the call ran; compare {@code nextDue} with it, not
  * with this JVM's clock

@@ -23,8 +23,11 @@ public enum AcknowledgementMode {
 	MANUAL,
 
 	/**
-	 * Complete when the job is reserved, before the listener runs: never delivered twice, lost if
-	 * the worker dies while it runs. For work where a loss is better than a repeat.
+	 * Complete when the job starts, before the listener runs: never delivered twice, lost if
+	 * the worker dies while it runs. The listener runs only when Redis accepted that completion;
+	 * a job whose completion is refused (its lease ran out and someone else reserved it) or not
+	 * answered is skipped. Jobs reserved ahead keep their leases extended while they wait. For
+	 * work where a loss is better than a repeat.
 	 */
 	AT_MOST_ONCE
 

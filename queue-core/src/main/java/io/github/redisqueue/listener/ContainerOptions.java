@@ -3,18 +3,27 @@ package io.github.redisqueue.listener;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.QueueTemplate;
+
 import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * Immutable settings of one listener container. Start from {@link #defaults()} and change with
- * the {@code with...} methods; each checks its value.
+ * the {@code with...} methods; each checks its value, and values the engine cannot honour are
+ * refused with the value and the allowed range: concurrency 1 to 1,000, prefetch 0 to 10,000 and
+ * concurrency + prefetch at most {@link QueueTemplate#MAX_RESERVE} (one reserve call takes that
+ * many), a lease from 100 ms to {@link QueueTemplate#MAX_LEASE}, max attempts from 1 to
+ * {@link JobOptions#MAX_ATTEMPTS_LIMIT}.
  *
  * @param concurrency how many jobs run at once
  * @param lease lease length of each reserved job; running jobs are extended before it ends
  * @param pollInterval longest blocking wait on an idle queue before the next reserve
  * @param shutdownTimeout how long a stop waits for running jobs before giving their leases back
- * @param maxAttempts attempts per job when the job names none; {@code null} keeps the engine default
+ * @param maxAttempts attempts after which a job is dead-lettered, replacing the job's own (upwards and
+ * downwards) for its failures and for the losses of its lease alike; written on each job when it is
+ * reserved; {@code null} keeps each job's own
  * @param backOff back-off between attempts of a failed job
  * @param notRetryable exception types that dead-letter a job at once
  * @param acknowledgementMode when jobs are acknowledged
@@ -50,12 +59,20 @@ public record ContainerOptions(int concurrency, Duration lease, Duration pollInt
 	/** Default longest back-off. */
 	public static final Duration DEFAULT_BACKOFF_MAX = Duration.ofMinutes(5);
 
+	/** Shortest lease a container accepts. */
+	public static final Duration MIN_LEASE = Duration.ofMillis(100);
+
+	/** Most jobs a container runs at once. */
+	public static final int MAX_CONCURRENCY = 1000;
+
 	public ContainerOptions {
-		if (concurrency < 1 || concurrency > 1000) {
-			throw new IllegalArgumentException("Concurrency " + concurrency + " is out of range: it must be from 1 to 1000");
+		if (concurrency < 1 || concurrency > MAX_CONCURRENCY) {
+			throw new IllegalArgumentException(
+					"Concurrency " + concurrency + " is out of range: it must be from 1 to " + MAX_CONCURRENCY);
 		}
-		if (lease.compareTo(Duration.ofMillis(100)) < 0) {
-			throw new IllegalArgumentException("Lease " + lease + " is too short: it must be at least 100 ms");
+		if (lease.compareTo(MIN_LEASE) < 0 || lease.compareTo(QueueTemplate.MAX_LEASE) > 0) {
+			throw new IllegalArgumentException("Lease " + lease + " is out of range: it must be from " + MIN_LEASE
+					+ " to " + QueueTemplate.MAX_LEASE);
 		}
 		if (pollInterval.compareTo(Duration.ofMillis(10)) < 0 || pollInterval.compareTo(Duration.ofSeconds(30)) > 0) {
 			throw new IllegalArgumentException("Poll interval " + pollInterval + " is out of range: it must be from 10 ms to 30 s");
@@ -63,11 +80,19 @@ public record ContainerOptions(int concurrency, Duration lease, Duration pollInt
 		if (shutdownTimeout.isNegative()) {
 			throw new IllegalArgumentException("Shutdown timeout " + shutdownTimeout + " must not be negative");
 		}
-		if (maxAttempts != null && maxAttempts < 1) {
-			throw new IllegalArgumentException("Max attempts " + maxAttempts + " must be at least 1");
+		if (maxAttempts != null && (maxAttempts < 1 || maxAttempts > JobOptions.MAX_ATTEMPTS_LIMIT)) {
+			throw new IllegalArgumentException("Max attempts " + maxAttempts + " is out of range: it must be from 1 to "
+					+ JobOptions.MAX_ATTEMPTS_LIMIT);
 		}
-		if (prefetch != null && (prefetch < 0 || prefetch > 10_000)) {
-			throw new IllegalArgumentException("Prefetch " + prefetch + " is out of range: it must be from 0 to 10000");
+		if (prefetch != null && (prefetch < 0 || prefetch > QueueTemplate.MAX_RESERVE)) {
+			throw new IllegalArgumentException(
+					"Prefetch " + prefetch + " is out of range: it must be from 0 to " + QueueTemplate.MAX_RESERVE);
+		}
+		// one reserve call takes up to concurrency + prefetch jobs
+		int reserved = concurrency + ((prefetch != null) ? prefetch : concurrency);
+		if (reserved > QueueTemplate.MAX_RESERVE) {
+			throw new IllegalArgumentException("Concurrency " + concurrency + " + prefetch " + prefetch + " = " + reserved
+					+ " jobs reserved at once is out of range: together they must be at most " + QueueTemplate.MAX_RESERVE);
 		}
 		notRetryable = List.copyOf(notRetryable);
 	}

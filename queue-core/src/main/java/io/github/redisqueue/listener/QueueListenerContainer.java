@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
+import io.github.redisqueue.core.AckResult;
 import io.github.redisqueue.core.JobRef;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.ReservedJob;
@@ -35,10 +36,12 @@ import org.springframework.core.task.TaskExecutor;
  * Runs one {@link JobListener} on one queue: a fetch loop, an executor of {@code concurrency}
  * threads, batched acknowledgements and a lease keeper, wired at start.
  *
- * <p>On start the container first gives back the leases its own identity still holds (a
- * restarted worker resumes its work at once). On stop it stops fetching, lets running jobs
- * finish within the shutdown timeout, acknowledges what finished and gives the leases of the
- * rest back to the queue at once.
+ * <p>Starting needs no Redis: the fetch loop's first step gives back the leases the container's
+ * own identity still holds (a restarted worker resumes its work at once), then it fetches; while
+ * Redis does not answer it retries every poll interval. On stop it stops fetching, gives back the
+ * jobs reserved ahead that never started (counting nothing), lets running jobs finish within the
+ * shutdown timeout, acknowledges what finished and gives the jobs still running back to the queue
+ * at once, each counted as lost (as a lease that ran out would be).
  *
  * @since 0.1.0
  */
@@ -196,12 +199,9 @@ public class QueueListenerContainer implements SmartLifecycle {
 	}
 
 	protected void doStart() {
+		// no Redis call here: an application starts while Redis is down; the take-back of the
+		// leases this identity still holds is the fetch loop's first step, retried like any failure
 		String workerId = getWorkerId();
-		int resumed = this.template.releaseWorker(this.queue, workerId);
-		if (resumed > 0) {
-			logger.info("Container '{}' took back {} unfinished jobs of queue '{}' held by {}", this.id, resumed,
-					this.queue, workerId);
-		}
 		this.acks = new AckBatcher(this.template, this.queue);
 		this.failures = new FailureHandler(this.template, this.queue, this.options, this.deadLetterCallback);
 		java.util.concurrent.Executor executor = this.taskExecutor;
@@ -212,13 +212,17 @@ public class QueueListenerContainer implements SmartLifecycle {
 		FetchLoop loop = new FetchLoop(this.template, this.queue, workerId, this.options, executor, this::process,
 				this.acks);
 		this.fetchLoop = loop;
-		if (this.options.acknowledgementMode() != AcknowledgementMode.AT_MOST_ONCE) {
-			this.leaseScheduler = Executors.newSingleThreadScheduledExecutor(threads("queue-" + this.id + "-lease-"));
-			long every = this.options.leaseExtensionInterval().toMillis();
-			this.leaseScheduler.scheduleWithFixedDelay(
-					new LeaseKeeper(this.template, this.queue, this.options.lease(), loop::running), every, every,
-					TimeUnit.MILLISECONDS);
-		}
+		// in every mode: jobs reserved ahead (prefetch) hold leases while they wait for a thread,
+		// also in AT_MOST_ONCE, where a job stops being extended once it is completed at its start
+		this.leaseScheduler = Executors.newSingleThreadScheduledExecutor(threads("queue-" + this.id + "-lease-"));
+		long every = this.options.leaseExtensionInterval().toMillis();
+		this.leaseScheduler.scheduleWithFixedDelay(
+				new LeaseKeeper(this.template, this.queue, this.options.lease(), loop::running), every, every,
+				TimeUnit.MILLISECONDS);
+		// completions a failed call left behind go out with the fetch loop's next reserve; this
+		// sends them when the loop does not carry them (it blocks, or it stopped)
+		long poll = this.options.pollInterval().toMillis();
+		this.leaseScheduler.scheduleWithFixedDelay(this.acks::retryPending, poll, poll, TimeUnit.MILLISECONDS);
 		this.failure = null;
 		Thread thread = threads("queue-" + this.id + "-fetch-").newThread(() -> fetch(loop));
 		this.fetchThread = thread;
@@ -237,18 +241,25 @@ public class QueueListenerContainer implements SmartLifecycle {
 		giveBackPrefetched(loop);
 		boolean idle = loop.awaitIdle(this.options.shutdownTimeout());
 		AckBatcher batcher = this.acks;
-		if (batcher != null) {
-			batcher.flush();
+		if (batcher != null && !batcher.flush()) {
+			logger.warn("Container '{}' could not send {} completions of queue '{}' before stopping; those jobs run "
+					+ "again when their leases run out", this.id, batcher.pendingCount(), this.queue);
 		}
 		if (!idle) {
+			// handlers still running: their jobs go back at once, each counted as lost (it ran
+			// without an outcome), so a job that hangs at every shutdown ends dead after its max
+			// attempts, and a started job no longer expires. Jobs that never started were given
+			// back above, counting nothing.
 			List<JobRef> unfinished = new ArrayList<>();
 			for (RunningJob job : loop.running()) {
-				job.loseLease();
-				unfinished.add(job.job().ref());
+				// a job settled meanwhile is not interrupted: its thread may be sending acknowledgements
+				if (job.hasStarted() && job.loseLease()) {
+					unfinished.add(job.job().ref());
+				}
 			}
 			if (!unfinished.isEmpty()) {
 				try {
-					this.template.releaseAll(this.queue, unfinished);
+					this.template.releaseAll(this.queue, unfinished, true);
 					logger.info("Container '{}' gave {} unfinished jobs back to queue '{}'", this.id, unfinished.size(),
 							this.queue);
 				}
@@ -275,10 +286,18 @@ public class QueueListenerContainer implements SmartLifecycle {
 			loop.run();
 		}
 		catch (Throwable ex) {
-			// Redis failures are retried inside the loop: this is an Error or a broken executor
+			// Redis failures are retried inside the loop: this is a call the engine refused as
+			// invalid, an Error or a broken executor
 			this.failure = ex;
-			logger.error("Container '{}' of queue '{}' stopped fetching unexpectedly; it takes no new jobs until "
-					+ "it is restarted", this.id, this.queue, ex);
+			if (ex instanceof IllegalArgumentException) {
+				logger.error("Container '{}' of queue '{}' stopped fetching: the engine refused its call as invalid "
+						+ "(a configuration or programming error, not an outage); it takes no new jobs until it is "
+						+ "restarted", this.id, this.queue, ex);
+			}
+			else {
+				logger.error("Container '{}' of queue '{}' stopped fetching unexpectedly; it takes no new jobs until "
+						+ "it is restarted", this.id, this.queue, ex);
+			}
 			giveBackPrefetched(loop);
 		}
 	}
@@ -343,21 +362,22 @@ public class QueueListenerContainer implements SmartLifecycle {
 		ReservedJob job = running.job();
 		AcknowledgementMode mode = this.options.acknowledgementMode();
 		DefaultAcknowledgement ack = new DefaultAcknowledgement(this.template, this.queue, running, this.failures);
+		if (mode == AcknowledgementMode.AT_MOST_ONCE && !completeAtStart(running)) {
+			return;
+		}
 		try {
-			if (mode == AcknowledgementMode.AT_MOST_ONCE) {
-				this.template.complete(this.queue, job.ref());
-			}
 			invoke(job, ack);
-			if (running.isLost()) {
+			boolean unsettled = mode == AcknowledgementMode.ON_SUCCESS || mode == AcknowledgementMode.ALWAYS
+					|| (mode == AcknowledgementMode.MANUAL && !ack.isSettled());
+			// one step: either the lease was lost before, or no interrupt can reach this thread now
+			if (unsettled && !running.stopExtending()) {
 				logger.warn("Job {} of queue '{}' finished after its lease was lost; not acknowledged", job.id(),
 						this.queue);
 			}
 			else if (mode == AcknowledgementMode.ON_SUCCESS || mode == AcknowledgementMode.ALWAYS) {
-				running.stopExtending();
 				this.acks.complete(job.ref());
 			}
-			else if (mode == AcknowledgementMode.MANUAL && !ack.isSettled()) {
-				running.stopExtending();
+			else if (unsettled) {
 				logger.warn("Listener of queue '{}' returned without settling job {}; it runs again when its lease ends",
 						this.queue, job.id());
 			}
@@ -365,6 +385,36 @@ public class QueueListenerContainer implements SmartLifecycle {
 		catch (Throwable ex) {
 			failed(running, ack, ex);
 		}
+	}
+
+	/**
+	 * Complete a job before its handler runs (mode AT_MOST_ONCE). Only a completion Redis
+	 * accepted lets the handler run: a refused one means the job was handed to someone else
+	 * since (or is gone), and an unanswered one may or may not have been recorded.
+	 */
+	private boolean completeAtStart(RunningJob running) {
+		ReservedJob job = running.job();
+		if (!running.stopExtending()) {
+			logger.warn("Job {} of queue '{}' not run (mode AT_MOST_ONCE): its lease was lost before it started",
+					job.id(), this.queue);
+			return false;
+		}
+		AckResult result;
+		try {
+			result = this.template.complete(this.queue, job.ref());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Job {} of queue '{}' not run (mode AT_MOST_ONCE): its completion before the start failed; "
+					+ "it is delivered again if the completion was not recorded", job.id(), this.queue, ex);
+			return false;
+		}
+		if (result != AckResult.OK) {
+			logger.warn("Job {} of queue '{}' not run (mode AT_MOST_ONCE): its completion before the start was refused "
+					+ "({}): {}", job.id(), this.queue, result, (result == AckResult.STALE_TOKEN)
+							? "its lease ran out and someone else reserved it since" : "the job no longer exists");
+			return false;
+		}
+		return true;
 	}
 
 	private void invoke(ReservedJob job, DefaultAcknowledgement ack) throws Exception {
@@ -386,11 +436,10 @@ public class QueueListenerContainer implements SmartLifecycle {
 
 	private void failed(RunningJob running, DefaultAcknowledgement ack, Throwable ex) {
 		ReservedJob job = running.job();
-		if (running.isLost()) {
+		if (!running.stopExtending()) {
 			logger.warn("Job {} of queue '{}' failed after its lease was lost: {}", job.id(), this.queue, ex.toString());
 			return;
 		}
-		running.stopExtending();
 		switch (this.options.acknowledgementMode()) {
 			case ALWAYS -> {
 				logger.error("Listener of queue '{}' failed on job {}; completing it anyway (mode ALWAYS)", this.queue,

@@ -1,9 +1,9 @@
 -- Finishes and fetches in one call: first acknowledges the jobs named by the id/token pairs from
 -- ARGV[10] on (completed retention ARGV[8] ms), then reserves up to ARGV[3] jobs with a lease of
 -- ARGV[4] ms for worker ARGV[5]. Before reserving it reclaims at most ARGV[6] expired leases and
--- promotes at most ARGV[7] due delayed jobs, so no job is stranded when no reaper runs. Jobs it
--- pops that cannot be handed out (expired, corrupt, gone) count against a budget of ARGV[7] per
--- call, so one call never walks an unbounded run of them. ARGV[9] > 0 overrides the max attempts
+-- promotes due delayed jobs, so no job is stranded when no reaper runs. Promotions and the jobs
+-- it pops that cannot be handed out (expired, corrupt, gone) count against a budget of ARGV[7],
+-- at most 100, per call, so one call never walks a long run of them (the reaper does the bulk). ARGV[9] > 0 overrides the max attempts
 -- of the jobs it hands out (written on the job). A paused queue hands out nothing.
 -- A job's attempt is its attempts (runs that ended in a failure) plus one.
 -- Returns: next due time of a delayed job (-1 none), reclaimed, expired, count, acknowledgements
@@ -20,7 +20,8 @@ for i = 10, #ARGV, 2 do
     completed = completed + 1
   elseif result == 0 then
     stale = stale + 1
-  elseif result == -1 then
+  elseif result == -1 or result == 2 then
+    -- gone, or a resent completion that was recorded already
     missing = missing + 1
   end
 end
@@ -28,7 +29,7 @@ if completed > 0 then
   count_completed(completed, now)
 end
 local n, lease, worker = tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
-local budget = tonumber(ARGV[7])
+local budget = math.min(tonumber(ARGV[7]), 100)
 local override = tonumber(ARGV[9]) or 0
 local reclaimed = reclaim(now, tonumber(ARGV[6]))
 local _, expired = promote(now, budget)

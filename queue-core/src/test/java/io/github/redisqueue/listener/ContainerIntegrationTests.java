@@ -1,6 +1,7 @@
 package io.github.redisqueue.listener;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -191,6 +192,55 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 		ReservedJob again = queues.reserve("stuck", 1, Duration.ofSeconds(30)).get(0);
 		assertThat(again.id()).isEqualTo(id);
 		assertThat(again.attempt()).isEqualTo(1);
+	}
+
+	@Test
+	void jobThatHangsAtEveryShutdownEndsDeadAfterItsMaxAttempts() throws Exception {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		String id = queues.enqueue("hangs", "x", JobOptions.builder().maxAttempts(2).build()).id();
+		for (int run = 1; run <= 2; run++) {
+			CountDownLatch started = new CountDownLatch(1);
+			QueueListenerContainer container = container(queues, "hangs",
+					ContainerOptions.defaults().withShutdownTimeout(Duration.ofMillis(200)).withLease(Duration.ofMinutes(5)),
+					(job, ack) -> {
+						started.countDown();
+						new CountDownLatch(1).await(); // runs until interrupted
+					});
+			assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+
+			container.stop();
+
+			if (run == 1) {
+				// given back at once, counted as a run without an outcome
+				assertThat(queues.job("hangs", id).orElseThrow().state()).isEqualTo(JobState.READY);
+			}
+		}
+		assertThat(queues.job("hangs", id).orElseThrow().state()).isEqualTo(JobState.DEAD);
+		assertThat(queues.deadLetters("hangs", 0, 1).get(0).error()).contains("held 2 times without an outcome");
+	}
+
+	@Test
+	void startedJobGivenBackAtShutdownNoLongerExpires() throws Exception {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		CountDownLatch started = new CountDownLatch(1);
+		QueueListenerContainer container = container(queues, "expiring",
+				ContainerOptions.defaults().withShutdownTimeout(Duration.ofMillis(200)).withLease(Duration.ofMinutes(5)),
+				(job, ack) -> {
+					started.countDown();
+					new CountDownLatch(1).await(); // runs until interrupted
+				});
+		String id = queues.enqueue("expiring", "x", JobOptions.builder().expireAfter(Duration.ofMillis(500)).build())
+			.id();
+		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+		Instant expiry = queues.job("expiring", id).orElseThrow().expireAt();
+		await().atMost(Duration.ofSeconds(5)).until(() -> Instant.now().isAfter(expiry.plusMillis(100)));
+
+		container.stop();
+
+		// it had started: expiry ("not started by then") no longer applies
+		List<ReservedJob> again = queues.reserve("expiring", 1, Duration.ofSeconds(30));
+		assertThat(again).extracting(ReservedJob::id).containsExactly(id);
+		assertThat(queues.counts("expiring").total("expired")).isZero();
 	}
 
 	@Test

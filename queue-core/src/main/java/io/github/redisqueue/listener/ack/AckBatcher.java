@@ -1,8 +1,10 @@
 package io.github.redisqueue.listener.ack;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.redisqueue.core.AckResult;
@@ -16,7 +18,11 @@ import org.slf4j.LoggerFactory;
  * loop is running it takes the pending acknowledgements along with its next reserve (one script
  * call finishes and fetches); while the loop is blocked on an empty queue, whichever handler
  * thread finds no flush under way sends everything pending in one call. Under load many jobs
- * share a call; when idle each acknowledgement goes out at once.
+ * share a call; when idle each acknowledgement goes out at once. Acknowledgements of a call that
+ * failed are kept and sent again with the next call until Redis answers (a resent one that Redis
+ * did record is answered as gone, one whose job was reserved again since is refused by its
+ * token). They stay bounded: while Redis does not answer no new jobs are reserved, so at most
+ * {@code concurrency + prefetch} jobs, plus what finishes meanwhile, wait here.
  *
  * @since 0.1.0
  */
@@ -35,6 +41,8 @@ public final class AckBatcher {
 	private final ReentrantLock flushLock = new ReentrantLock();
 
 	private volatile boolean carried;
+
+	private final AtomicInteger failedSends = new AtomicInteger();
 
 	public AckBatcher(QueueOperations operations, String queue) {
 		this.operations = operations;
@@ -77,50 +85,109 @@ public final class AckBatcher {
 		return batch;
 	}
 
-	/** Send what is pending unless another thread is sending. */
+	/**
+	 * Keep acknowledgements whose call failed (connection reset, Redis restarting), to send them
+	 * again with the next call. One that Redis did record meanwhile is answered as gone, one
+	 * whose job was reserved again since is refused by its token: resending is harmless.
+	 * @param jobs the acknowledgements
+	 */
+	public void putBack(Collection<JobRef> jobs) {
+		this.pending.addAll(jobs);
+	}
+
+	/**
+	 * Send what is pending unless another thread is sending; after a failed call what is left
+	 * waits for the next call (the fetch loop's next reserve or the next flush).
+	 */
 	public void flushIfIdle() {
 		while (!this.pending.isEmpty() && this.flushLock.tryLock()) {
+			boolean sent;
 			try {
-				send();
+				sent = send();
 			}
 			finally {
 				this.flushLock.unlock();
 			}
+			if (!sent) {
+				return;
+			}
 		}
 	}
 
-	/** Send everything pending, waiting for a flush under way. */
-	public void flush() {
+	/**
+	 * Send what is pending unless another thread is sending or the fetch loop carries it.
+	 * Called now and then so that what a failed call left is sent even when nothing else
+	 * happens.
+	 */
+	public void retryPending() {
+		if (!this.carried) {
+			flushIfIdle();
+		}
+	}
+
+	/**
+	 * Send everything pending, waiting for a flush under way; stops at the first failed call.
+	 * @return whether nothing is left pending
+	 */
+	public boolean flush() {
 		this.flushLock.lock();
 		try {
 			while (!this.pending.isEmpty()) {
-				send();
+				if (!send()) {
+					return false;
+				}
 			}
+			return true;
 		}
 		finally {
 			this.flushLock.unlock();
 		}
 	}
 
-	private void send() {
+	/** How many acknowledgements wait to be sent. */
+	public int pendingCount() {
+		return this.pending.size();
+	}
+
+	private boolean send() {
 		List<JobRef> batch = drain();
 		if (batch.isEmpty()) {
-			return;
+			return true;
 		}
+		List<AckResult> results;
 		try {
-			List<AckResult> results = this.operations.completeAll(this.queue, batch);
-			for (int i = 0; i < results.size(); i++) {
-				if (results.get(i) != AckResult.OK) {
-					logger.warn("Completion of job {} in queue '{}' refused: {} (its lease ran out and it was handed on)",
-							batch.get(i).id(), this.queue, results.get(i));
-				}
-			}
+			results = this.operations.completeAll(this.queue, batch);
 		}
 		catch (RuntimeException ex) {
-			// not acknowledged: the leases run out and the jobs are delivered again (at least once)
-			logger.error("Could not acknowledge {} jobs of queue '{}'; they will be delivered again", batch.size(),
-					this.queue, ex);
+			// kept for the next call; the jobs are delivered again only if none gets through
+			// before their leases run out and someone else reserves them
+			putBack(batch);
+			if (this.failedSends.getAndIncrement() == 0) {
+				logger.warn("Could not send {} completions of queue '{}'; kept and sent again with the next call",
+						batch.size(), this.queue, ex);
+			}
+			else {
+				logger.debug("Could not send {} completions of queue '{}' again; kept", batch.size(), this.queue, ex);
+			}
+			return false;
 		}
+		int failures = this.failedSends.getAndSet(0);
+		if (failures > 0) {
+			logger.info("Sent {} kept completions of queue '{}' after {} failed calls", batch.size(), this.queue,
+					failures);
+		}
+		for (int i = 0; i < results.size(); i++) {
+			AckResult result = results.get(i);
+			if (result == AckResult.STALE_TOKEN) {
+				logger.warn("Completion of job {} in queue '{}' refused: its lease ran out and someone else reserved "
+						+ "it since (it runs again there)", batch.get(i).id(), this.queue);
+			}
+			else if (result == AckResult.NOT_FOUND) {
+				logger.info("Completion of job {} in queue '{}' found no job: already completed or gone",
+						batch.get(i).id(), this.queue);
+			}
+		}
+		return true;
 	}
 
 }

@@ -28,7 +28,10 @@ import org.slf4j.LoggerFactory;
  * (concurrency plus prefetch) in one call, hands them to the executor, and when the queue is empty blocks on Redis until a wake-up,
  * the next delayed job's due time, or the poll interval, whichever comes first. An idle loop
  * sends one blocking command per poll interval, plus one reserve per half lease so that leases
- * other workers left to expire are reclaimed even when no reaper runs.
+ * other workers left to expire are reclaimed even when no reaper runs. Its first step gives back
+ * the leases its own identity still holds from a previous run. A call Redis does not answer is
+ * retried every poll interval (completions it carried are kept for the next one); a call the
+ * engine refuses as invalid ends the loop.
  *
  * @since 0.1.0
  */
@@ -59,9 +62,22 @@ public final class FetchLoop implements Runnable {
 
 	private final CountDownLatch stopped = new CountDownLatch(1);
 
-	private final QueueWaiter waiter;
+	// opened by the loop (not at start, so that a container starts while Redis is down); guarded
+	// by this, so that a stop closes the one the loop may block on
+	private @Nullable QueueWaiter waiter;
+
+	// the take-back of this identity's own leases left by a previous run, done before the first
+	// reserve and retried like any Redis failure
+	private boolean ownLeasesTakenBack;
+
+	private int failedFetches;
+
+	private long lastFailureWarning;
 
 	private final Duration reclaimEvery;
+
+	// the listener's max attempts, written on the jobs it reserves; 0 keeps each job's own
+	private final int maxAttempts;
 
 	private volatile boolean active = true;
 
@@ -70,6 +86,9 @@ public final class FetchLoop implements Runnable {
 	private long lastReserve;
 
 	private @Nullable Instant nextDue;
+
+	// the Redis clock: nextDue is a server time
+	private final ServerClock serverClock = new ServerClock();
 
 	/**
 	 * @param template the engine
@@ -90,8 +109,8 @@ public final class FetchLoop implements Runnable {
 		this.handler = handler;
 		this.acks = acks;
 		this.permits = options.concurrency() + options.effectivePrefetch();
+		this.maxAttempts = (options.maxAttempts() != null) ? options.maxAttempts() : 0;
 		this.slots = new Semaphore(this.permits);
-		this.waiter = template.openWaiter(queue);
 		Duration halfLease = options.lease().dividedBy(2);
 		this.reclaimEvery = (halfLease.compareTo(options.pollInterval()) > 0) ? halfLease : options.pollInterval();
 	}
@@ -103,24 +122,101 @@ public final class FetchLoop implements Runnable {
 			while (this.active) {
 				try {
 					fetchOnce();
+					recovered();
 				}
 				catch (RuntimeException ex) {
+					if (isRefusedAsInvalid(ex)) {
+						// a configuration or programming error that no retry cures: end the loop,
+						// so that the container reports it
+						throw ex;
+					}
 					if (!this.active) {
 						break;
 					}
-					logger.warn("Fetching from queue '{}' failed; trying again in {}", this.queue,
-							this.options.pollInterval(), ex);
+					failed(ex);
 					pause(this.options.pollInterval());
 				}
 			}
 		}
 		finally {
 			this.acks.setCarried(false);
-			this.waiter.close();
+			closeWaiter();
 		}
 	}
 
+	/** Log a failed fetch: the first of a run at WARN with its cause, then once a minute. */
+	private void failed(RuntimeException ex) {
+		this.failedFetches++;
+		long now = System.nanoTime();
+		if (this.failedFetches == 1) {
+			this.lastFailureWarning = now;
+			logger.warn("Fetching from queue '{}' failed; trying again every {}", this.queue,
+					this.options.pollInterval(), ex);
+		}
+		else if (now - this.lastFailureWarning >= TimeUnit.MINUTES.toNanos(1)) {
+			this.lastFailureWarning = now;
+			logger.warn("Fetching from queue '{}' still fails after {} attempts: {}", this.queue, this.failedFetches,
+					ex.toString());
+		}
+		else {
+			logger.debug("Fetching from queue '{}' failed again", this.queue, ex);
+		}
+	}
+
+	private void recovered() {
+		if (this.failedFetches > 0) {
+			logger.info("Fetching from queue '{}' works again after {} failed attempts", this.queue,
+					this.failedFetches);
+			this.failedFetches = 0;
+		}
+	}
+
+	/**
+	 * Give back the leases this identity still holds from a previous run (a restarted worker
+	 * resumes that work at once); each counts as lost, as whether it had started is unknown.
+	 */
+	private void takeBackOwnLeases() {
+		int resumed = this.template.releaseWorker(this.queue, this.workerId);
+		this.ownLeasesTakenBack = true;
+		if (resumed > 0) {
+			logger.info("Took back {} unfinished jobs of queue '{}' held by {} from a previous run", resumed,
+					this.queue, this.workerId);
+		}
+	}
+
+	private synchronized @Nullable QueueWaiter waiter() {
+		if (this.waiter == null && this.active) {
+			this.waiter = this.template.openWaiter(this.queue);
+		}
+		return this.waiter;
+	}
+
+	private synchronized void closeWaiter() {
+		QueueWaiter current = this.waiter;
+		this.waiter = null;
+		if (current != null) {
+			try {
+				current.close();
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Closing the wait connection of queue '{}'", this.queue, ex);
+			}
+		}
+	}
+
+	/**
+	 * Whether the engine refused the call itself (a count, lease or setting out of range), as
+	 * opposed to Redis failing to answer. A {@link NumberFormatException} is a reply that could
+	 * not be read, which may pass.
+	 */
+	private static boolean isRefusedAsInvalid(RuntimeException ex) {
+		return ex instanceof IllegalArgumentException && !(ex instanceof NumberFormatException);
+	}
+
 	private void fetchOnce() {
+		if (!this.ownLeasesTakenBack) {
+			takeBackOwnLeases();
+		}
 		int free = this.slots.availablePermits();
 		if (free == 0) {
 			awaitFreeSlot();
@@ -132,21 +228,28 @@ public final class FetchLoop implements Runnable {
 			Reservation reservation;
 			try {
 				reservation = this.template.reserveBatch(this.queue, free, this.options.lease(), this.workerId,
-						completions);
+						completions, this.maxAttempts);
 			}
 			catch (RuntimeException ex) {
 				if (!completions.isEmpty()) {
-					// not known to be acknowledged: their leases run out and they are delivered again
-					logger.warn("{} completions of queue '{}' may not have been recorded", completions.size(),
-							this.queue);
+					// not known to be recorded: kept and sent again with the next call, until Redis
+					// answers (one it did record comes back as gone, a stale one is refused by its token)
+					this.acks.putBack(completions);
+					logger.debug("Kept {} completions of queue '{}' of a failed call, to send them again",
+							completions.size(), this.queue);
 				}
 				throw ex;
 			}
 			if (reservation.refusedCompletions() > 0) {
-				logger.warn("{} completions of queue '{}' refused: their leases ran out and the jobs were handed on",
-						reservation.refusedCompletions(), this.queue);
+				logger.warn("{} completions of queue '{}' refused: their leases ran out and someone else reserved "
+						+ "those jobs since (they run again there)", reservation.refusedCompletions(), this.queue);
+			}
+			if (reservation.missingCompletions() > 0) {
+				logger.info("{} completions of queue '{}' found no job: already completed or gone",
+						reservation.missingCompletions(), this.queue);
 			}
 			this.lastReserve = System.nanoTime();
+			this.serverClock.update(reservation.serverTime());
 			this.nextDue = reservation.nextDue();
 			List<ReservedJob> jobs = reservation.jobs();
 			for (int i = 0; i < jobs.size(); i++) {
@@ -162,22 +265,27 @@ public final class FetchLoop implements Runnable {
 				return;
 			}
 		}
+		QueueWaiter current = waiter();
+		if (current == null) {
+			return; // stopped
+		}
 		this.acks.setCarried(false);
 		boolean woken;
 		try {
-			woken = this.waiter.await(waitTime(this.nextDue));
+			woken = current.await(this.serverClock.waitTime(this.options.pollInterval(), this.nextDue));
+		}
+		catch (RuntimeException ex) {
+			// open a fresh connection for the next wait
+			closeWaiter();
+			throw ex;
 		}
 		finally {
 			this.acks.setCarried(this.active);
 		}
 		// after a quiet wait, reserve only when something may have changed without a wake-up: a
 		// delayed job fell due, or a lease somewhere may have run out (checked every half lease)
-		this.reserveNext = woken || isDue(this.nextDue)
+		this.reserveNext = woken || this.serverClock.isDue(this.nextDue)
 				|| System.nanoTime() - this.lastReserve >= this.reclaimEvery.toNanos();
-	}
-
-	private static boolean isDue(@Nullable Instant due) {
-		return due != null && !Instant.now().isBefore(due);
 	}
 
 	private void giveBack(List<ReservedJob> jobs) {
@@ -206,17 +314,6 @@ public final class FetchLoop implements Runnable {
 			giveBack(List.of(job));
 			throw ex;
 		}
-	}
-
-	private Duration waitTime(@Nullable Instant nextDue) {
-		Duration wait = this.options.pollInterval();
-		if (nextDue != null) {
-			Duration untilDue = Duration.between(Instant.now(), nextDue).plusMillis(1);
-			if (untilDue.compareTo(wait) < 0) {
-				wait = untilDue.isNegative() ? Duration.ofMillis(1) : untilDue;
-			}
-		}
-		return wait;
 	}
 
 	private void awaitFreeSlot() {
@@ -259,14 +356,11 @@ public final class FetchLoop implements Runnable {
 
 	/** Stop fetching: ends a blocking wait at once by closing its connection. */
 	public void stopFetching() {
-		this.active = false;
+		synchronized (this) {
+			this.active = false;
+		}
 		this.stopped.countDown();
-		try {
-			this.waiter.close();
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Closing the wait connection of queue '{}'", this.queue, ex);
-		}
+		closeWaiter();
 	}
 
 	/**

@@ -5,7 +5,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A job a container is running: which thread runs it, and whether its lease is still held.
- * Interrupting is guarded so a thread is never interrupted after it moved on to other work.
+ * Interrupting is guarded so a thread is never interrupted after it moved on to other work: once
+ * the job is settled ({@link #stopExtending()}) or finished, a lost lease changes nothing, and the
+ * check and the interrupt are one step, so the lease keeper cannot act on what it saw a moment
+ * before (the handler thread may be sending other jobs' acknowledgements by then).
  *
  * @since 0.1.0
  */
@@ -15,8 +18,11 @@ public final class RunningJob {
 
 	private @Nullable Thread thread;
 
+	private boolean started;
+
 	private boolean finished;
 
+	// written under the lock, read without it
 	private volatile boolean lost;
 
 	private volatile boolean extendable = true;
@@ -39,6 +45,7 @@ public final class RunningJob {
 			return false;
 		}
 		this.thread = thread;
+		this.started = true;
 		return true;
 	}
 
@@ -47,12 +54,17 @@ public final class RunningJob {
 	 * @return whether the job had not started (and now never will here)
 	 */
 	public synchronized boolean abandonIfNotStarted() {
-		if (this.thread != null || this.finished) {
+		if (this.started || this.finished) {
 			return false;
 		}
 		this.lost = true;
 		this.extendable = false;
 		return true;
+	}
+
+	/** Whether a handler thread took the job (it may have finished since). */
+	public synchronized boolean hasStarted() {
+		return this.started;
 	}
 
 	/** Record that the handler is done; no interrupt reaches the thread after this. */
@@ -61,18 +73,31 @@ public final class RunningJob {
 		this.thread = null;
 	}
 
-	/** Mark the lease as lost and interrupt the handler if it still runs. */
-	public synchronized void loseLease() {
+	/**
+	 * Mark the lease as lost and interrupt the handler if it still runs, unless the job was
+	 * settled or finished meanwhile (then nothing changes).
+	 * @return whether the lease was marked lost now
+	 */
+	public synchronized boolean loseLease() {
+		if (!this.extendable || this.lost || this.finished) {
+			return false;
+		}
 		this.lost = true;
 		this.extendable = false;
-		if (!this.finished && this.thread != null) {
+		if (this.thread != null) {
 			this.thread.interrupt();
 		}
+		return true;
 	}
 
-	/** Stop extending this job's lease (it was settled by hand or given back). */
-	public void stopExtending() {
+	/**
+	 * Stop extending this job's lease: it is being settled (acknowledged, failed, given back). No
+	 * interrupt reaches its thread after this.
+	 * @return whether the lease was still held: {@code false} when it was lost before
+	 */
+	public synchronized boolean stopExtending() {
 		this.extendable = false;
+		return !this.lost;
 	}
 
 	/** Whether the lease was lost: the result must not be acknowledged. */

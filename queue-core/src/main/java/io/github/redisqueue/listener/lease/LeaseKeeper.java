@@ -14,9 +14,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Extends the leases of every running job of a container in one script call per interval. A
- * job whose extension is refused has lost its lease (it ran out and the job was handed on): its
- * handler thread is interrupted and its result will not be acknowledged.
+ * Extends the leases of every job a container holds (running, or reserved ahead and waiting) in
+ * one script call per interval, in every acknowledgement mode. A job whose extension is refused
+ * has lost its lease (it ran out and the job was handed on): its handler thread is interrupted
+ * and its result will not be acknowledged, or, if it has not started, it never runs here. A job
+ * settled meanwhile is left alone.
  *
  * @since 0.1.0
  */
@@ -56,11 +58,12 @@ public final class LeaseKeeper implements Runnable {
 			List<ExtendResult> results = this.operations.extendAll(this.queue, refs, this.lease);
 			for (int i = 0; i < results.size(); i++) {
 				RunningJob job = jobs.get(i);
-				// a job settled while the call was under way is gone or no longer held: nothing lost
-				if (!results.get(i).extended() && job.isExtendable()) {
-					logger.warn("Lease of job {} in queue '{}' was lost ({}); interrupting its handler", job.job().id(),
-							this.queue, results.get(i).result());
-					job.loseLease();
+				// a job settled while the call was under way is gone or no longer held: nothing lost,
+				// and its thread (which may be sending acknowledgements) is not interrupted
+				if (!results.get(i).extended() && job.loseLease()) {
+					logger.warn("Lease of job {} in queue '{}' was lost ({}); {}", job.job().id(), this.queue,
+							results.get(i).result(), job.hasStarted() ? "interrupting its handler, its result is not "
+									+ "acknowledged" : "it does not run here");
 				}
 			}
 		}

@@ -57,7 +57,8 @@ public final class FailureHandler {
 	public FailResult handle(ReservedJob job, Throwable failure) {
 		Throwable cause = unwrap(failure);
 		String error = describe(cause);
-		int maxAttempts = (this.options.maxAttempts() != null) ? this.options.maxAttempts() : job.maxAttempts();
+		// the effective value: a listener's max attempts was written on the job when it was reserved
+		int maxAttempts = job.maxAttempts();
 		long delay = (job.attempt() < maxAttempts && !isFatal(cause)) ? backOffMillis(job.attempt()) : BackOffExecution.STOP;
 		FailResult result = (delay == BackOffExecution.STOP) ? this.operations.deadLetter(this.queue, job.ref(), error)
 				: this.operations.retry(this.queue, job.ref(), error, Duration.ofMillis(delay));

@@ -1,0 +1,248 @@
+package io.github.redisqueue.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiConsumer;
+import java.util.stream.IntStream;
+
+import io.github.redisqueue.support.converter.JacksonJobSerializer;
+import io.github.redisqueue.test.AbstractRedisIntegrationTests;
+import io.github.redisqueue.test.RedisClock;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Retrying dead letters at the edges: a retry respects uniqueness and clears a past expiry;
+ * retrying all dead jobs touches each at most once per call even while consumers kill them again;
+ * "forever" uniqueness windows are refused at the API.
+ */
+class DeadLetterRetryIntegrationTests extends AbstractRedisIntegrationTests {
+
+	private static final Duration LEASE = Duration.ofMinutes(1);
+
+	private static JobOptions unique(String key) {
+		return JobOptions.builder().uniqueKey(key).build();
+	}
+
+	// F01
+	@Test
+	void retryDeadOfAJobWhoseUniquenessKeyIsHeldByAnotherLiveJobIsRefused() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		String a = queues.enqueue("inv", "A", unique("invoice-42")).id();
+		assertThat(queues.deadLetter("inv", queues.reserve("inv", 1, LEASE).get(0).ref(), "gave up"))
+			.isEqualTo(FailResult.DEAD_LETTERED);
+		EnqueueResult b = queues.enqueue("inv", "B", unique("invoice-42"));
+		assertThat(b.duplicate()).isFalse();
+
+		assertThat(queues.retryDead("inv", a)).isFalse();
+
+		JobInfo dead = queues.job("inv", a).orElseThrow();
+		assertThat(dead.state()).isEqualTo(JobState.DEAD);
+		assertThat(dead.lastError()).contains("invoice-42");
+		assertThat(queues.deadLetters("inv", 0, 10)).singleElement().satisfies((job) -> {
+			assertThat(job.id()).isEqualTo(a);
+			assertThat(job.error()).contains("invoice-42");
+		});
+		assertThat(queues.enqueue("inv", "C", unique("invoice-42"))).isEqualTo(new EnqueueResult(b.id(), true));
+		assertThat(queues.reserve("inv", 10, LEASE)).extracting(ReservedJob::id).containsExactly(b.id());
+	}
+
+	// F01
+	@Test
+	void retryDeadWorksOnceTheOtherJobCompletedAndTheKeyThenPointsAtTheRetriedJob() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		String a = queues.enqueue("inv", "A", unique("invoice-42")).id();
+		queues.deadLetter("inv", queues.reserve("inv", 1, LEASE).get(0).ref(), "gave up");
+		String b = queues.enqueue("inv", "B", unique("invoice-42")).id();
+		assertThat(queues.retryDead("inv", a)).isFalse();
+
+		ReservedJob running = queues.reserve("inv", 1, LEASE).get(0);
+		assertThat(running.id()).isEqualTo(b);
+		assertThat(queues.complete("inv", running.ref())).isEqualTo(AckResult.OK);
+
+		assertThat(queues.retryDead("inv", a)).isTrue();
+		assertThat(queues.job("inv", a).orElseThrow().state()).isEqualTo(JobState.READY);
+		assertThat(queues.enqueue("inv", "C", unique("invoice-42"))).isEqualTo(new EnqueueResult(a, true));
+		assertThat(queues.reserve("inv", 10, LEASE)).extracting(ReservedJob::id).containsExactly(a);
+	}
+
+	// F01: retryAllDead applies the same rule to each job
+	@Test
+	void retryAllDeadLeavesDeadTheJobsWhoseKeyIsHeldAndRetriesTheOthers() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		String a = queues.enqueue("inv", "A", unique("invoice-42")).id();
+		String free = queues.enqueue("inv", "D", unique("invoice-43")).id();
+		for (ReservedJob job : queues.reserve("inv", 2, LEASE)) {
+			queues.deadLetter("inv", job.ref(), "gave up");
+		}
+		String b = queues.enqueue("inv", "B", unique("invoice-42")).id();
+
+		assertThat(queues.retryAllDead("inv")).isEqualTo(1);
+
+		assertThat(queues.job("inv", a).orElseThrow().state()).isEqualTo(JobState.DEAD);
+		assertThat(queues.job("inv", free).orElseThrow().state()).isEqualTo(JobState.READY);
+		assertThat(queues.reserve("inv", 10, LEASE)).extracting(ReservedJob::id).containsExactlyInAnyOrder(b, free);
+	}
+
+	// F02
+	@Test
+	void retryDeadOfAJobThatExpiredRunsInsteadOfExpiringAgain() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		String id = queues.enqueue("exp", "late", JobOptions.builder().expireAfter(Duration.ofMillis(200)).build())
+			.id();
+		RedisClock.awaitPast(this.redis, queues.job("exp", id).orElseThrow().expireAt());
+		assertThat(queues.reserve("exp", 1, LEASE)).isEmpty();
+		assertThat(queues.job("exp", id).orElseThrow().lastError()).isEqualTo("expired");
+
+		assertThat(queues.retryDead("exp", id)).isTrue();
+
+		assertThat(queues.reapOnce("exp").expired()).isZero();
+		assertThat(queues.reserve("exp", 1, LEASE)).singleElement().satisfies((job) -> {
+			assertThat(job.id()).isEqualTo(id);
+			assertThat(job.attempt()).isEqualTo(1);
+		});
+		assertThat(queues.counts("exp").total("expired")).isEqualTo(1);
+	}
+
+	// F02
+	@Test
+	void retryDeadOfAJobThatFailedAfterItsExpiryTimeRunsAgain() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		String id = queues.enqueue("exp", "x", JobOptions.builder().expireAfter(Duration.ofMillis(300)).build()).id();
+		ReservedJob job = queues.reserve("exp", 1, LEASE).get(0);
+		assertThat(queues.deadLetter("exp", job.ref(), "failed for real")).isEqualTo(FailResult.DEAD_LETTERED);
+		RedisClock.awaitPast(this.redis, queues.job("exp", id).orElseThrow().expireAt());
+
+		assertThat(queues.retryDead("exp", id)).isTrue();
+
+		assertThat(queues.reapOnce("exp").expired()).isZero();
+		assertThat(queues.reserve("exp", 1, LEASE)).extracting(ReservedJob::id).containsExactly(id);
+		assertThat(queues.counts("exp").total("expired")).isZero();
+	}
+
+	// F16
+	@Test
+	void retryAllDeadTouchesEachDeadJobOnceWhileConsumersFailThemAgainAtOnce() throws Exception {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
+				QueueSettings.defaults().withReapBatch(10));
+		queues.enqueueAll("f16", IntStream.range(0, 50).boxed().toList(), JobOptions.builder().maxAttempts(1).build());
+		for (ReservedJob job : queues.reserve("f16", 50, LEASE)) {
+			queues.retry("f16", job.ref(), "fails at once", Duration.ZERO);
+		}
+		assertThat(queues.counts("f16").dead()).isEqualTo(50);
+
+		long retried = withConsumers(queues, "f16",
+				(consumer, job) -> consumer.retry("f16", job.ref(), "fails at once", Duration.ZERO),
+				() -> queues.retryAllDead("f16"));
+
+		assertThat(retried).isBetween(1L, 50L);
+	}
+
+	// F16 with F02's expired jobs
+	@Test
+	void retryAllDeadOfExpiredJobsReturnsAtOnceWhileConsumersRunAndTheJobsRun() throws Exception {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
+				QueueSettings.defaults().withReapBatch(10));
+		List<EnqueueResult> enqueued = queues.enqueueAll("f16", IntStream.range(0, 50).boxed().toList(),
+				JobOptions.builder().expireAfter(Duration.ofMillis(200)).build());
+		RedisClock.awaitPast(this.redis, queues.job("f16", enqueued.get(49).id()).orElseThrow().expireAt());
+		// each reserve dead-letters a bounded number of expired jobs (F08)
+		for (int call = 0; call < 50 && queues.counts("f16").dead() < 50; call++) {
+			assertThat(queues.reserve("f16", 50, LEASE)).isEmpty();
+		}
+		assertThat(queues.counts("f16").dead()).isEqualTo(50);
+
+		long retried = withConsumers(queues, "f16", (consumer, job) -> consumer.complete("f16", job.ref()), () -> {
+			long count = queues.retryAllDead("f16");
+			// the consumers run every retried job
+			await().atMost(Duration.ofSeconds(10)).until(() -> queues.counts("f16").total("completed") == 50);
+			return count;
+		});
+
+		assertThat(retried).isBetween(1L, 50L);
+		assertThat(queues.counts("f16").dead()).isZero();
+		assertThat(queues.counts("f16").total("expired")).isEqualTo(50);
+	}
+
+	/**
+	 * Runs {@code call} (bounded to 5 s) while three consumers reserve jobs of the queue and handle
+	 * each with {@code handler}, then stops them.
+	 */
+	private long withConsumers(QueueTemplate queues, String queue, BiConsumer<QueueTemplate, ReservedJob> handler,
+			java.util.concurrent.Callable<Long> call) throws Exception {
+		AtomicBoolean stop = new AtomicBoolean();
+		ExecutorService consumers = Executors.newFixedThreadPool(3);
+		List<Future<?>> running = new ArrayList<>();
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+		for (int i = 0; i < 3; i++) {
+			QueueTemplate consumer = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
+					queues.getSettings());
+			running.add(consumers.submit(() -> {
+				while (!stop.get() && System.nanoTime() < deadline) {
+					List<ReservedJob> jobs = consumer.reserve(queue, 10, LEASE);
+					jobs.forEach((job) -> handler.accept(consumer, job));
+					if (jobs.isEmpty()) {
+						LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1)); // poll pace
+					}
+				}
+			}));
+		}
+		try {
+			return assertTimeoutPreemptively(Duration.ofSeconds(5), call::call,
+					"retryAllDead did not return within 5 s while consumers ran");
+		}
+		finally {
+			stop.set(true);
+			consumers.shutdown();
+			assertThat(consumers.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+			for (Future<?> consumer : running) {
+				consumer.get(); // a consumer that failed fails the test
+			}
+		}
+	}
+
+	// F21
+	@Test
+	void foreverUniquenessWindowsAreRefusedWhenTheOptionsAreBuilt() {
+		assertThatIllegalArgumentException().isThrownBy(
+				() -> JobOptions.builder().uniqueKey("k").uniqueFor(Duration.ofMillis(Long.MAX_VALUE)).build());
+		assertThatIllegalArgumentException().isThrownBy(
+				() -> JobOptions.builder().uniqueKey("k").uniqueFor(Duration.ofDays(Integer.MAX_VALUE)).build());
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> JobOptions.builder().uniqueKey("k").uniqueFor(Duration.ofDays(3651)).build())
+			.satisfies((ex) -> assertThat(ex.getMessage()).as("names the limit").containsAnyOf("3650", "PT87600H"));
+	}
+
+	// F21
+	@Test
+	void largestAcceptedUniquenessWindowWorksThroughCompletion() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		JobOptions options = JobOptions.builder().uniqueKey("k").uniqueFor(Duration.ofDays(3650)).build();
+		String id = queues.enqueue("u21", "x", options).id();
+		ReservedJob job = queues.reserve("u21", 1, LEASE).get(0);
+
+		assertThat(queues.complete("u21", job.ref())).isEqualTo(AckResult.OK);
+
+		assertThat(queues.job("u21", id)).as("not stranded: completed and gone").isEmpty();
+		assertThat(queues.counts("u21").pending()).isZero();
+		Set<String> uniqueKeys = this.redis.keys("*unique:k");
+		assertThat(uniqueKeys).hasSize(1);
+		Long ttl = this.redis.getExpire(uniqueKeys.iterator().next(), TimeUnit.SECONDS);
+		assertThat(ttl).as("the key expires, about 3650 days from now")
+			.isBetween(Duration.ofDays(3649).toSeconds(), Duration.ofDays(3650).toSeconds());
+		assertThat(queues.enqueue("u21", "y", options)).isEqualTo(new EnqueueResult(id, true));
+	}
+
+}

@@ -1,0 +1,191 @@
+package io.github.redisqueue.listener;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.github.redisqueue.core.AckResult;
+import io.github.redisqueue.core.JobRef;
+import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.core.Reservation;
+import io.github.redisqueue.listener.ack.AckBatcher;
+import io.github.redisqueue.listener.fetch.FetchLoop;
+import io.github.redisqueue.test.AbstractRedisIntegrationTests;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.data.redis.RedisConnectionFailureException;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Completions whose call failed (connection reset, Redis restarting) are kept and sent again
+ * until Redis answers, instead of being dropped (the job would run again when its lease runs
+ * out). Calls that fail are simulated in the template, before or after Redis ran them.
+ */
+class CompletionResendIntegrationTests extends AbstractRedisIntegrationTests {
+
+	private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+
+	private final List<Logger> loggers = List.of((Logger) LoggerFactory.getLogger(FetchLoop.class),
+			(Logger) LoggerFactory.getLogger(AckBatcher.class));
+
+	@BeforeEach
+	void captureLogs() {
+		this.logs.start();
+		this.loggers.forEach((logger) -> {
+			logger.addAppender(this.logs);
+			logger.setLevel(Level.DEBUG);
+		});
+	}
+
+	@AfterEach
+	void releaseLogs() {
+		this.loggers.forEach((logger) -> {
+			logger.detachAppender(this.logs);
+			logger.setLevel(null);
+		});
+		this.logs.stop();
+	}
+
+	@Test
+	void completionOfAFailedCallIsSentAgainAndTheJobRunsOnce() throws Exception {
+		FlakyTemplate queues = new FlakyTemplate(this.connectionFactory);
+		AtomicInteger calls = new AtomicInteger();
+		CountDownLatch running = new CountDownLatch(1);
+		CountDownLatch mayFinish = new CountDownLatch(1);
+		QueueListenerContainer container = container(queues, "resend", (job, ack) -> {
+			if (calls.incrementAndGet() == 1) {
+				running.countDown();
+				mayFinish.await(30, TimeUnit.SECONDS);
+			}
+		});
+		try {
+			String id = queues.enqueue("resend", "x").id();
+			assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+
+			queues.failBefore = true; // Redis does not answer: the calls change nothing
+			mayFinish.countDown();
+			await().atMost(Duration.ofSeconds(10)).until(() -> queues.failedCompletions.contains(id));
+			// the outage outlasts the lease of the finished job
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> queues.job("resend", id).map((info) -> info.leaseUntil().isBefore(Instant.now().minusMillis(300)))
+					.orElse(true));
+			queues.failBefore = false;
+
+			await().atMost(Duration.ofSeconds(10)).until(() -> queues.counts("resend").total("completed") == 1);
+			// longer than the lease and the half-lease reclaim of the fetch loop: the job stays done
+			await().during(Duration.ofMillis(2500)).atMost(Duration.ofSeconds(4)).until(() -> calls.get() == 1);
+			assertThat(queues.job("resend", id)).isEmpty();
+			assertThat(queues.counts("resend").pending()).isZero();
+		}
+		finally {
+			container.stop();
+		}
+	}
+
+	@Test
+	void completionSentAgainAfterALostReplyIsNotReportedAsALostLease() throws Exception {
+		FlakyTemplate queues = new FlakyTemplate(this.connectionFactory);
+		AtomicInteger calls = new AtomicInteger();
+		CountDownLatch running = new CountDownLatch(1);
+		CountDownLatch mayFinish = new CountDownLatch(1);
+		QueueListenerContainer container = container(queues, "replies", (job, ack) -> {
+			calls.incrementAndGet();
+			running.countDown();
+			mayFinish.await(30, TimeUnit.SECONDS);
+		});
+		try {
+			String id = queues.enqueue("replies", "x").id();
+			assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+
+			queues.failAfter = true; // Redis runs the call, the reply is lost (connection reset)
+			mayFinish.countDown();
+			await().atMost(Duration.ofSeconds(10)).until(() -> queues.failedCompletions.contains(id));
+			queues.failAfter = false;
+
+			// sent again; the job is gone already: logged as such, not as a lost lease
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.logs.list.stream()
+				.anyMatch((event) -> event.getFormattedMessage().contains("already completed or gone")));
+			assertThat(this.logs.list).filteredOn((event) -> event.getLevel().isGreaterOrEqual(Level.WARN))
+				.extracting(ILoggingEvent::getFormattedMessage)
+				.noneMatch((message) -> message.contains("lease") || message.contains("refused"));
+			assertThat(queues.job("replies", id)).isEmpty();
+			assertThat(calls).hasValue(1);
+		}
+		finally {
+			container.stop();
+		}
+	}
+
+	private static QueueListenerContainer container(QueueTemplate queues, String queue, JobListener listener) {
+		QueueListenerContainer container = new QueueListenerContainer(queue, queue, queues, listener,
+				ListenerTestSupport.fast(ContainerOptions.defaults()).withLease(Duration.ofSeconds(1)), null, null);
+		container.start();
+		return container;
+	}
+
+	/** Fails the calls that carry completions while told to, before or after Redis ran them. */
+	static final class FlakyTemplate extends QueueTemplate {
+
+		final Set<String> failedCompletions = ConcurrentHashMap.newKeySet();
+
+		volatile boolean failBefore;
+
+		volatile boolean failAfter;
+
+		FlakyTemplate(RedisConnectionFactory connectionFactory) {
+			super(connectionFactory);
+		}
+
+		@Override
+		public Reservation reserveBatch(String queue, int max, Duration lease, String workerId,
+				Collection<JobRef> completions, int maxAttempts) {
+			failBefore(completions);
+			Reservation reservation = super.reserveBatch(queue, max, lease, workerId, completions, maxAttempts);
+			failAfter(completions);
+			return reservation;
+		}
+
+		@Override
+		public List<AckResult> completeAll(String queue, Collection<JobRef> jobs) {
+			failBefore(jobs);
+			List<AckResult> results = super.completeAll(queue, jobs);
+			failAfter(jobs);
+			return results;
+		}
+
+		private void failBefore(Collection<JobRef> completions) {
+			if (this.failBefore) {
+				fail(completions);
+			}
+		}
+
+		private void failAfter(Collection<JobRef> completions) {
+			if (this.failAfter && !completions.isEmpty()) {
+				fail(completions);
+			}
+		}
+
+		private void fail(Collection<JobRef> completions) {
+			completions.forEach((job) -> this.failedCompletions.add(job.id()));
+			throw new RedisConnectionFailureException("simulated: connection reset");
+		}
+
+	}
+
+}
