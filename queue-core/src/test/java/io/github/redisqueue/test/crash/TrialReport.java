@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -23,6 +24,7 @@ import io.github.redisqueue.test.crash.TrialEvents.EnqueueCall;
 import io.github.redisqueue.test.crash.TrialEvents.Fault;
 import io.github.redisqueue.test.crash.TrialEvents.Incarnation;
 import io.github.redisqueue.test.crash.TrialEvents.WorkerStop;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The verdict of a crash trial: what was lost, stuck or dead, and every duplicate with its cause.
@@ -36,12 +38,18 @@ import io.github.redisqueue.test.crash.TrialEvents.WorkerStop;
  * delivery cannot avoid this one.</li>
  * <li>{@value #KILLED_BEFORE_ACK}: the same, but the handler had finished: its completion was
  * queued in the dead process, or on the wire, and never reached Redis.</li>
+ * <li>{@value #LEASE_RAN_OUT_IN_OUTAGE}: a Redis SIGKILL between the two runs kept Redis away
+ * (down, then loading its append-only file) for half a lease or more. Leases are extended every
+ * third of a lease, so one has at least two thirds left when Redis goes away; an outage that
+ * long may outlast it, and the job is taken back by the first reserve after the restart. A
+ * lease-based queue cannot tell such a worker from a dead one.</li>
  * </ul>
- * A Redis SIGKILL explains no duplicate: with {@code appendfsync always} a reply leaves the
- * server only after its write is on disk, so a completion Redis answered survives the restart;
- * one it did not answer is sent again by the worker until it is answered, and its lease is still
- * running by then. A graceful stop (SIGTERM), a {@code SCRIPT FLUSH} or a {@code CLIENT KILL}
- * explains none either.
+ * A shorter Redis SIGKILL explains no duplicate: with {@code appendfsync always} a reply leaves
+ * the server only after its write is on disk, so a completion Redis answered survives the
+ * restart; one it did not answer is sent again by the worker until it is answered, and its lease
+ * is still running by then (and if it ran out meanwhile, the completion is still accepted as long
+ * as nobody reserved the job since). A graceful stop (SIGTERM), a {@code SCRIPT FLUSH} or a
+ * {@code CLIENT KILL} explains none either.
  *
  * <p>Separately, a producer's call may create more jobs than it asked for: {@value #RESENT_ENQUEUE}
  * (the client, Lettuce, re-sends a command whose connection was cut before the reply arrived, so
@@ -56,6 +64,9 @@ public final class TrialReport {
 
 	/** A worker SIGKILLed after the handler finished, before Redis had the completion. */
 	public static final String KILLED_BEFORE_ACK = "worker SIGKILLed after the handler, before Redis had its completion";
+
+	/** Redis away for longer than a lease had left. */
+	public static final String LEASE_RAN_OUT_IN_OUTAGE = "lease ran out while Redis was down (outage of half a lease or more)";
 
 	/** One enqueue call, two jobs. */
 	public static final String RESENT_ENQUEUE = "second job from an enqueue re-sent after its connection was cut";
@@ -102,6 +113,7 @@ public final class TrialReport {
 	 * Judge a trial.
 	 * @param jobs how many jobs the producer enqueued
 	 * @param workers how many worker processes ran at once
+	 * @param lease the lease of each job
 	 * @param incarnations every worker process started
 	 * @param stops every worker process the trial stopped
 	 * @param faults every fault injected
@@ -111,9 +123,10 @@ public final class TrialReport {
 	 * {@code gone}
 	 * @return the report
 	 */
-	public static TrialReport analyse(int jobs, int workers, List<Incarnation> incarnations, List<WorkerStop> stops,
-			List<Fault> faults, List<EnqueueCall> calls, QueueCounts counts, Function<String, String> stateOf) {
-		Builder b = new Builder(jobs, workers, faults, stops);
+	public static TrialReport analyse(int jobs, int workers, Duration lease, List<Incarnation> incarnations,
+			List<WorkerStop> stops, List<Fault> faults, List<EnqueueCall> calls, QueueCounts counts,
+			Function<String, String> stateOf) {
+		Builder b = new Builder(jobs, workers, lease, faults, stops);
 		b.read(incarnations);
 		b.judge(calls, counts, stateOf);
 		return new TrialReport(b);
@@ -210,6 +223,8 @@ public final class TrialReport {
 
 		final int workers;
 
+		final Duration lease;
+
 		final List<Fault> faults;
 
 		final List<WorkerStop> stops;
@@ -270,13 +285,15 @@ public final class TrialReport {
 
 		int runs;
 
-		Builder(int jobs, int workers, List<Fault> faults, List<WorkerStop> stops) {
+		Builder(int jobs, int workers, Duration lease, List<Fault> faults, List<WorkerStop> stops) {
 			this.jobs = jobs;
 			this.workers = workers;
+			this.lease = lease;
 			this.faults = faults;
 			this.stops = stops;
 			this.explained.put(KILLED_RUNNING, 0);
 			this.explained.put(KILLED_BEFORE_ACK, 0);
+			this.explained.put(LEASE_RAN_OUT_IN_OUTAGE, 0);
 			this.explained.put(RESENT_ENQUEUE, 0);
 			for (Fault fault : faults) {
 				switch (fault.kind()) {
@@ -404,8 +421,12 @@ public final class TrialReport {
 					Run run = runs.get(i);
 					this.duplicates++;
 					WorkerStop stop = stopByIncarnation.get(run.incarnation.worker() + "/" + run.incarnation.number());
-					if (stop != null && stop.killed() && stop.held().contains(run.id) && stop.at() >= run.startAt) {
+					// every run in an incarnation's journal happened before that process died
+					if (stop != null && stop.killed() && stop.held().contains(run.id)) {
 						this.explained.merge((run.doneAt >= 0) ? KILLED_BEFORE_ACK : KILLED_RUNNING, 1, Integer::sum);
+					}
+					else if (longOutage(run.startAt, runs.get(i + 1).startAt) != null) {
+						this.explained.merge(LEASE_RAN_OUT_IN_OUTAGE, 1, Integer::sum);
 					}
 					else {
 						String why = (stop == null) ? "its worker process was not stopped"
@@ -441,6 +462,21 @@ public final class TrialReport {
 							+ entry.getValue() + " from " + keyCalls.size() + " enqueue calls, none cut by a fault");
 				}
 			}
+		}
+
+		/**
+		 * A Redis outage between two runs long enough for a lease to run out: extensions come every
+		 * third of a lease, so a lease has at least two thirds left when Redis goes away; half a
+		 * lease leaves room for a late extension.
+		 */
+		private @Nullable Fault longOutage(long from, long to) {
+			for (Fault fault : this.faults) {
+				if (fault.kind().equals(TrialEvents.REDIS_KILL) && fault.overlaps(from, to)
+						&& fault.end() - fault.start() >= this.lease.toMillis() / 2) {
+					return fault;
+				}
+			}
+			return null;
 		}
 
 		private String faultsAround(long from, long to) {

@@ -22,16 +22,16 @@ import io.github.redisqueue.test.crash.TrialReport;
 /**
  * The long crash trial, the version of {@code CrashTrialIntegrationTests} that runs for minutes:
  * by default 100,000 jobs over 5 minutes, 4 worker JVMs with a {@code @QueueListener}
- * (concurrency 4, prefetch 4), a worker stopped every 5 s (SIGKILL, every fourth a SIGTERM) and
+ * (concurrency 4, prefetch 4, lease 30 s), a worker stopped every 5 s (SIGKILL, every fourth a SIGTERM) and
  * started again with the same worker id, Redis ({@code appendfsync always}) SIGKILLed twice and
  * restarted on its data, {@code SCRIPT FLUSH} every 10 s and {@code CLIENT KILL TYPE normal}
  * every 15 s. It prints a one-line summary, the figures behind it, and exits 0 when nothing was
  * lost, stuck or dead and every duplicate has an accepted cause.
  *
  * <pre>
- * ./mvnw -B -q -DskipTests -pl samples/crash-trial -am package
+ * ./mvnw -B -q -DskipTests -pl samples/crash-trial -am clean package
  * java -jar samples/crash-trial/target/crash-trial.jar [--jobs=100000] [--workers=4] [--seconds=300]
- *     [--concurrency=4] [--prefetch=4] [--stop-every=5] [--sigterm-every=4] [--redis-kills=2]
+ *     [--concurrency=4] [--prefetch=4] [--lease=30] [--stop-every=5] [--sigterm-every=4] [--redis-kills=2]
  *     [--script-flush-every=10] [--client-kill-every=15] [--max-attempts=5] [--seed=N]
  *     [--dir=path] [--redis-server=path]
  * </pre>
@@ -52,7 +52,7 @@ public final class CrashTrialMain {
 		CrashTrial.Settings settings = new CrashTrial.Settings(defaults.queue(),
 				intOption(options, "jobs", defaults.jobs()), intOption(options, "workers", defaults.workers()),
 				intOption(options, "concurrency", defaults.concurrency()),
-				intOption(options, "prefetch", defaults.prefetch()), defaults.lease(),
+				intOption(options, "prefetch", defaults.prefetch()), seconds(options, "lease", defaults.lease()),
 				seconds(options, "seconds", defaults.production()), defaults.minWorkMillis(), defaults.maxWorkMillis(),
 				defaults.bulkShare(), defaults.maxBulk(), intOption(options, "max-attempts", defaults.maxAttempts()),
 				seconds(options, "stop-every", defaults.workerStopEvery()),
