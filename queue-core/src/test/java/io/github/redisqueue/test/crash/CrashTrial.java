@@ -193,6 +193,8 @@ public final class CrashTrial implements AutoCloseable {
 	private final ScheduledExecutorService injector = Executors.newSingleThreadScheduledExecutor(
 			(runnable) -> daemon(runnable, "crash-faults"));
 
+	private final Thread exitHook = new Thread(this::killOnExit, "crash-trial-exit");
+
 	private final ExecutorService starter = Executors.newCachedThreadPool((runnable) -> daemon(runnable, "crash-starter"));
 
 	private volatile @Nullable ScheduledFuture<?> producing;
@@ -238,6 +240,7 @@ public final class CrashTrial implements AutoCloseable {
 		for (int i = 1; i <= settings.workers(); i++) {
 			this.slots.add(new WorkerSlot(i));
 		}
+		Runtime.getRuntime().addShutdownHook(this.exitHook);
 	}
 
 	/**
@@ -371,6 +374,21 @@ public final class CrashTrial implements AutoCloseable {
 			slot.kill();
 		}
 		this.connectionFactory.destroy();
+		try {
+			Runtime.getRuntime().removeShutdownHook(this.exitHook);
+		}
+		catch (IllegalStateException ex) {
+			// the JVM is shutting down: the hook runs anyway
+		}
+	}
+
+	private void killOnExit() {
+		for (WorkerSlot slot : this.slots) {
+			Process process = slot.process;
+			if (process != null) {
+				process.destroyForcibly();
+			}
+		}
 	}
 
 	// ---- producer
@@ -590,7 +608,7 @@ public final class CrashTrial implements AutoCloseable {
 
 		private int number;
 
-		private @Nullable Process process;
+		private volatile @Nullable Process process;
 
 		private @Nullable Incarnation current;
 
@@ -665,7 +683,8 @@ public final class CrashTrial implements AutoCloseable {
 					"-Dcrash.host=" + CrashTrial.this.redis.host(), "-Dcrash.port=" + CrashTrial.this.redis.port(),
 					"-Dcrash.queue=" + s.queue(), "-Dcrash.worker-id=" + this.workerId, "-Dcrash.journal=" + journal,
 					"-Dcrash.concurrency=" + s.concurrency(), "-Dcrash.prefetch=" + s.prefetch(),
-					"-Dcrash.lease=" + s.lease(), "-Dcrash.fsync=" + s.fsync()));
+					"-Dcrash.lease=" + s.lease(), "-Dcrash.fsync=" + s.fsync(),
+					"-Dcrash.parent-pid=" + ProcessHandle.current().pid()));
 			long start = System.currentTimeMillis();
 			Process started;
 			try {

@@ -27,7 +27,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * properties: {@code crash.host}, {@code crash.port}, {@code crash.queue}, {@code crash.worker-id}
  * (the same across restarts, as a pod's name), {@code crash.journal} (the file of handler runs),
  * {@code crash.concurrency}, {@code crash.prefetch}, {@code crash.lease} (ISO duration),
- * {@code crash.fsync}. It prints {@value #STARTED} once its listener container runs (after it took
+ * {@code crash.fsync}, {@code crash.parent-pid} (the worker halts when that process ends). It prints {@value #STARTED} once its listener container runs (after it took
  * back the leases its identity still held); SIGTERM closes the context, which stops the container
  * gracefully.
  */
@@ -43,6 +43,13 @@ public final class CrashWorkerMain {
 	}
 
 	public static void main(String[] args) throws InterruptedException {
+		// never outlive the trial that started this worker, however it ended
+		String parent = System.getProperty("crash.parent-pid");
+		if (parent != null) {
+			ProcessHandle.of(Long.parseLong(parent))
+				.ifPresentOrElse((handle) -> handle.onExit().thenRun(() -> Runtime.getRuntime().halt(3)),
+						() -> Runtime.getRuntime().halt(3));
+		}
 		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
 		context.register(WorkerConfiguration.class, CrashListener.class);
 		context.registerShutdownHook();
