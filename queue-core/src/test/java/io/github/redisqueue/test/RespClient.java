@@ -12,7 +12,7 @@ import java.nio.charset.StandardCharsets;
  * A minimal RESP client for the test support's own checks (PING, INFO, SHUTDOWN, FLUSHALL), so
  * that starting and probing a server does not depend on the client under test.
  */
-final class RespClient {
+public final class RespClient {
 
 	private RespClient() {
 	}
@@ -24,7 +24,7 @@ final class RespClient {
 	 * @param args the command and its arguments
 	 * @return the reply: simple string, bulk string or integer as text
 	 */
-	static String call(String host, int port, String... args) throws IOException {
+	public static String call(String host, int port, String... args) throws IOException {
 		try (Socket socket = new Socket()) {
 			socket.connect(new InetSocketAddress(host, port), 1000);
 			socket.setSoTimeout(5000);
