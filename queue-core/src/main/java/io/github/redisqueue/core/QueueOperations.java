@@ -109,6 +109,24 @@ public interface QueueOperations {
 			int maxAttempts);
 
 	/**
+	 * Finish and fetch for a consumer that reserves jobs ahead of free threads (prefetch): the
+	 * first {@code startNow} jobs handed out start at once, the others wait for a thread. A job
+	 * whose holder is lost while it was only reserved ahead was most likely not running, so that
+	 * loss counts under a wider limit (three times its max attempts) than the loss of a job that
+	 * had started.
+	 * @param queue the queue name
+	 * @param max the most jobs to take
+	 * @param lease the lease length
+	 * @param workerId the identity recorded on the leases
+	 * @param completions jobs to complete first
+	 * @param maxAttempts max attempts from 1 to 10,000, or 0 to keep each job's own
+	 * @param startNow how many of the jobs handed out start at once
+	 * @return the jobs, the next due time, the server time, and how completions fared
+	 */
+	Reservation reserveBatch(String queue, int max, Duration lease, String workerId, Collection<JobRef> completions,
+			int maxAttempts, int startNow);
+
+	/**
 	 * Acknowledge a job: it leaves Redis (or the completed set, when completed jobs are kept).
 	 * @param queue the queue name
 	 * @param job the id and lease token

@@ -364,6 +364,12 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 	@Override
 	public Reservation reserveBatch(String queue, int max, Duration lease, String workerId,
 			Collection<JobRef> completions, int maxAttempts) {
+		return reserveBatch(queue, max, lease, workerId, completions, maxAttempts, max);
+	}
+
+	@Override
+	public Reservation reserveBatch(String queue, int max, Duration lease, String workerId,
+			Collection<JobRef> completions, int maxAttempts, int startNow) {
 		QueueKeys k = keys(queue);
 		if (maxAttempts < 0 || maxAttempts > JobOptions.MAX_ATTEMPTS_LIMIT) {
 			throw new IllegalArgumentException("Max attempts " + maxAttempts + " is out of range: it must be from 1 to "
@@ -374,9 +380,10 @@ public class QueueTemplate implements QueueOperations, QueueAdminOperations {
 					"Reserve count " + max + " is out of range: it must be from 1 to " + MAX_RESERVE);
 		}
 		checkLease(lease);
-		List<byte[]> args = new ArrayList<>(7 + completions.size() * 2);
+		List<byte[]> args = new ArrayList<>(8 + completions.size() * 2);
 		Collections.addAll(args, num(max), num(lease.toMillis()), utf8(workerId), num(this.settings.reclaimBatch()),
-				num(this.settings.reapBatch()), num(this.settings.completedRetention().toMillis()), num(maxAttempts));
+				num(this.settings.reapBatch()), num(this.settings.completedRetention().toMillis()), num(maxAttempts),
+				num(Math.max(0, startNow)));
 		for (JobRef job : completions) {
 			args.add(utf8(job.id()));
 			args.add(num(job.token()));

@@ -32,6 +32,8 @@ local MAX_SEQ = 999999999999
 local MAX_UNIQUE_TTL = 315360000000
 -- in-flight entries one call walks when it looks for the jobs of a worker
 local SLICE = 1000
+-- losses of a job that was only reserved ahead dead-letter it at this many times its max attempts
+local AHEAD_FACTOR = 3
 
 local function now_ms()
   local t = redis.call('TIME')
@@ -122,24 +124,31 @@ end
 -- heartbeating, it restarted, it was still running at shutdown): each such loss counts in the
 -- job's 'lost' field, apart from its attempts; a job lost as often as its max attempts is
 -- dead-lettered (so a job that kills its worker ends dead), the others go back to their place in
--- ready. Returns how many went back to ready.
+-- ready. A job its holder had only reserved ahead (waiting for a free thread, field 'ahead') was
+-- most likely not running: such losses count in 'lostAhead' and dead-letter the job only at
+-- AHEAD_FACTOR times its max attempts. Returns how many went back to ready.
 local function take_back(ids, now, reason)
   local back = 0
   for _, id in ipairs(ids) do
     redis.call('ZREM', K_INFLIGHT, id)
     local jk = JOB .. id
-    local names = {'state', 'maxAttempts', 'score', 'lost'}
+    local names = {'state', 'maxAttempts', 'score', 'lost', 'ahead', 'lostAhead'}
     local f = redis.call('HMGET', jk, unpack(names))
     if not gone(jk, f) then
       local bad = (not f[1] and 'corrupt job: field state is missing') or corrupt(f, names, {2, 3})
-      local lost = (tonumber(f[4]) or 0) + 1
+      local field, count, limit = 'lost', (tonumber(f[4]) or 0) + 1, tonumber(f[2])
+      if f[5] == '1' then
+        field, count, limit = 'lostAhead', (tonumber(f[6]) or 0) + 1, AHEAD_FACTOR * (tonumber(f[2]) or 0)
+      end
       if bad then
         to_dead(id, bad, now)
-      elseif lost >= tonumber(f[2]) then
-        redis.call('HSET', jk, 'lost', lost)
-        to_dead(id, reason .. ': held ' .. lost .. ' times without an outcome (max attempts ' .. f[2] .. ')', now)
+      elseif count >= limit then
+        redis.call('HSET', jk, field, count)
+        local how = (field == 'lost') and ' times without an outcome (max attempts '
+          or ' times while reserved ahead without an outcome (limit '
+        to_dead(id, reason .. ': held ' .. count .. how .. limit .. ')', now)
       else
-        redis.call('HSET', jk, 'state', 'ready', 'readyAt', now, 'worker', '', 'error', reason, 'lost', lost)
+        redis.call('HSET', jk, 'state', 'ready', 'readyAt', now, 'worker', '', 'error', reason, field, count)
         redis.call('ZADD', K_READY, f[3], id)
         back = back + 1
       end

@@ -1,11 +1,14 @@
 -- Finishes and fetches in one call: first acknowledges the jobs named by the id/token pairs from
--- ARGV[10] on (completed retention ARGV[8] ms), then reserves up to ARGV[3] jobs with a lease of
+-- ARGV[11] on (completed retention ARGV[8] ms), then reserves up to ARGV[3] jobs with a lease of
 -- ARGV[4] ms for worker ARGV[5]. Before reserving it reclaims at most ARGV[6] expired leases and
 -- promotes due delayed jobs (as many as it hands out, at least 25, at most ARGV[7]), so no job is
 -- stranded when no reaper runs. The jobs it pops that cannot be handed out (expired, corrupt,
 -- gone) count against a budget of 25 per call, so one call never walks a long run of them (the
 -- reaper does the bulk). ARGV[9] > 0 overrides the max attempts
--- of the jobs it hands out (written on the job). A paused queue hands out nothing.
+-- of the jobs it hands out (written on the job). The first ARGV[10] jobs handed out start at once;
+-- the others are reserved ahead, to wait for a free thread, and are marked so (field 'ahead'): if
+-- their holder is lost, that loss counts under a wider limit (see take_back). A paused queue hands
+-- out nothing.
 -- A job's attempt is its attempts (runs that ended in a failure) plus one.
 -- Returns: next due time of a delayed job (-1 none), reclaimed, expired, count, acknowledgements
 -- refused as stale, acknowledgements of jobs that no longer exist, server time (ms), then per
@@ -15,7 +18,7 @@ local now = now_ms()
 redis.call('DEL', K_WOKEN)
 local stale, missing, completed = 0, 0, 0
 local retention = tonumber(ARGV[8]) or 0
-for i = 10, #ARGV, 2 do
+for i = 11, #ARGV, 2 do
   local result = complete_job(ARGV[i], ARGV[i + 1], retention, now)
   if result == 1 then
     completed = completed + 1
@@ -33,6 +36,7 @@ local n, lease, worker = tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
 local budget = math.min(tonumber(ARGV[7]), 25)
 local promote_limit = math.min(tonumber(ARGV[7]), math.max(n, 25))
 local override = tonumber(ARGV[9]) or 0
+local start_now = tonumber(ARGV[10]) or n
 local reclaimed = reclaim(now, tonumber(ARGV[6]))
 local _, expired = promote(now, promote_limit)
 local out = {0, reclaimed, expired, 0, stale, missing, now}
@@ -74,7 +78,12 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
             max_attempts = override
             redis.call('HSET', jk, 'maxAttempts', max_attempts)
           end
-          redis.call('HSET', jk, 'token', token, 'worker', worker, 'leaseUntil', deadline, 'state', 'active')
+          local ahead = 0
+          if got >= start_now then
+            ahead = 1
+          end
+          redis.call('HSET', jk, 'token', token, 'worker', worker, 'leaseUntil', deadline, 'state', 'active',
+            'ahead', ahead)
           redis.call('ZADD', K_INFLIGHT, deadline, id)
           if tonumber(f[10]) and tonumber(f[10]) > 0 then
             redis.call('ZREM', K_EXPIRY, id)

@@ -71,8 +71,7 @@ class AttemptAccountingIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(queues.counts("f17").total("expired")).isZero();
 	}
 
-	// F17 / F12: a started job given back without an outcome counts as lost (README "lost";
-	// issue9-contract.md said attempts += 1, superseded by the README and the Javadoc of releaseAll)
+	// F17 / F12: a started job given back without an outcome counts as lost, like a crash
 	@Test
 	void startedJobGivenBackAtShutdownCountsAsLostAndDiesAfterMaxAttemptsSuchReleases() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
@@ -186,6 +185,36 @@ class AttemptAccountingIntegrationTests extends AbstractRedisIntegrationTests {
 		ReservedJob job = queues.reserveBatch("f04", 1, LONG, "w#f04", List.of(), 0).jobs().get(0);
 
 		assertThat(job.maxAttempts()).isEqualTo(4);
+	}
+
+	// crash trial: a job a killed worker had only reserved ahead was not running
+	@Test
+	void jobOnlyReservedAheadByWorkersThatDiedIsSparedUntilThreeTimesItsMaxAttempts() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		String running = queues.enqueue("ahead", "runs", JobOptions.builder().maxAttempts(2).build()).id();
+		String waiting = queues.enqueue("ahead", "waits", JobOptions.builder().maxAttempts(2).build()).id();
+
+		// one idle thread: the first job starts at once, the second is reserved ahead
+		List<ReservedJob> jobs = queues.reserveBatch("ahead", 2, LONG, "pod-0#mailer", List.of(), 0, 1).jobs();
+		assertThat(jobs).extracting(ReservedJob::id).containsExactly(running, waiting);
+		assertThat(queues.releaseWorker("ahead", "pod-0#mailer")).isEqualTo(2);
+		jobs = queues.reserveBatch("ahead", 2, LONG, "pod-0#mailer", List.of(), 0, 1).jobs();
+		assertThat(jobs).extracting(ReservedJob::id).containsExactly(running, waiting);
+		assertThat(queues.releaseWorker("ahead", "pod-0#mailer")).isEqualTo(2);
+
+		// lost twice while it had started: dead at max attempts 2
+		assertThat(queues.job("ahead", running).orElseThrow().state()).isEqualTo(JobState.DEAD);
+		// lost twice while it only waited: still ready, at attempt 1, until 3 x 2 such losses
+		assertThat(queues.job("ahead", waiting).orElseThrow().state()).isEqualTo(JobState.READY);
+		for (int loss = 3; loss <= 6; loss++) {
+			jobs = queues.reserveBatch("ahead", 1, LONG, "pod-0#mailer", List.of(), 0, 0).jobs();
+			assertThat(jobs).extracting(ReservedJob::id).containsExactly(waiting);
+			assertThat(jobs.get(0).attempt()).isEqualTo(1);
+			assertThat(queues.releaseWorker("ahead", "pod-0#mailer")).isEqualTo(1);
+		}
+		JobInfo info = queues.job("ahead", waiting).orElseThrow();
+		assertThat(info.state()).isEqualTo(JobState.DEAD);
+		assertThat(info.lastError()).contains("held 6 times while reserved ahead");
 	}
 
 }

@@ -111,7 +111,7 @@ class WorkerRegistryEdgeIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(queues.complete("f09", livePull.ref())).isEqualTo(AckResult.OK);
 	}
 
-	// F10, as briefed: silent, then a heartbeat, then the pass
+	// F10: silent, then a heartbeat, then the pass
 	@Test
 	void workerThatHeartbeatsAgainBeforeTheReaperPassKeepsItsJobs() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);

@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Fault injection across processes (issue 9, section 5): three worker JVMs with a
+ * Fault injection across processes: three worker JVMs with a
  * {@code @QueueListener} (concurrency 4, prefetch 4) consume 5,000 jobs that a producer
  * enqueues, single and in bulk, over 40 seconds, while a worker is stopped every 3.5 s (SIGKILL,
  * every fourth stop a SIGTERM) and started again with the same worker id, Redis (append-only file,

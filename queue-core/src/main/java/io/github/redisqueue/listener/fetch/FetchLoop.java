@@ -227,8 +227,10 @@ public final class FetchLoop implements Runnable {
 			List<JobRef> completions = this.acks.drain();
 			Reservation reservation;
 			try {
+				// jobs beyond the idle threads wait in the executor: reserved ahead
+				int startNow = Math.max(0, this.options.concurrency() - this.running.size());
 				reservation = this.template.reserveBatch(this.queue, free, this.options.lease(), this.workerId,
-						completions, this.maxAttempts);
+						completions, this.maxAttempts, startNow);
 			}
 			catch (RuntimeException ex) {
 				if (!completions.isEmpty()) {

@@ -115,7 +115,7 @@ public final class CrashTrial implements AutoCloseable {
 		}
 
 		/**
-		 * The long version: 100,000 jobs over 5 minutes, 4 workers, faults as in issue 9's trial,
+		 * The long version: 100,000 jobs over 5 minutes, 4 workers, the same faults,
 		 * the default lease of 30 s (its append-only file grows to where a restarted Redis loads
 		 * for seconds).
 		 */
