@@ -57,13 +57,8 @@ class CorruptJobHashIntegrationTests extends AbstractRedisIntegrationTests {
 		damage(queues, bad, field, value);
 
 		// two at a time, so that the damaged job is popped in the same call as a healthy one
-		List<ReservedJob> handedOut = drain(queues, 2);
-
-		assertThat(handedOut).extracting(ReservedJob::id)
-			.filteredOn((id) -> !id.equals(bad))
-			.containsExactlyElementsOf(ids.stream().filter((id) -> !id.equals(bad)).toList());
-		handedOut.forEach((job) -> assertThat(queues.complete(QUEUE, job.ref())).isEqualTo(AckResult.OK));
-		assertEmptyButDead(queues);
+		List<ReservedJob> handedOut = drainHealthyInOrder(queues, ids, bad, 2);
+		completeAll(queues, handedOut);
 		if (unusable(field, value)) {
 			assertThat(handedOut).extracting(ReservedJob::id).doesNotContain(bad);
 			assertThat(queues.deadLetters(QUEUE, 0, 10)).singleElement().satisfies((dead) -> {
@@ -97,13 +92,9 @@ class CorruptJobHashIntegrationTests extends AbstractRedisIntegrationTests {
 			return queues.counts(QUEUE).inFlight() == 0;
 		});
 
-		List<ReservedJob> handedOut = drain(queues, 10);
-		assertThat(handedOut).extracting(ReservedJob::id)
-			.filteredOn((id) -> !id.equals(bad))
-			.containsExactlyElementsOf(ids.stream().filter((id) -> !id.equals(bad)).toList());
+		List<ReservedJob> handedOut = drainHealthyInOrder(queues, ids, bad, 10);
 		handedOut.forEach((job) -> assertThat(job.attempt()).isEqualTo(1));
-		handedOut.forEach((job) -> assertThat(queues.complete(QUEUE, job.ref())).isEqualTo(AckResult.OK));
-		assertEmptyButDead(queues);
+		completeAll(queues, handedOut);
 		assertThat(queues.job(QUEUE, bad)).isNotNull();
 	}
 
@@ -120,12 +111,7 @@ class CorruptJobHashIntegrationTests extends AbstractRedisIntegrationTests {
 			return queues.counts(QUEUE).delayed() == 0;
 		});
 
-		List<ReservedJob> handedOut = drain(queues, 10);
-		assertThat(handedOut).extracting(ReservedJob::id)
-			.filteredOn((id) -> !id.equals(bad))
-			.containsExactlyElementsOf(ids.stream().filter((id) -> !id.equals(bad)).toList());
-		handedOut.forEach((job) -> assertThat(queues.complete(QUEUE, job.ref())).isEqualTo(AckResult.OK));
-		assertEmptyButDead(queues);
+		completeAll(queues, drainHealthyInOrder(queues, ids, bad, 10));
 	}
 
 	@Test
@@ -186,6 +172,22 @@ class CorruptJobHashIntegrationTests extends AbstractRedisIntegrationTests {
 		else {
 			this.redis.opsForHash().put(key, field, value);
 		}
+	}
+
+	/** Reserves until the queue is empty; every healthy job comes out once, in enqueue order. */
+	private static List<ReservedJob> drainHealthyInOrder(QueueTemplate queues, List<String> ids, String bad,
+			int perCall) {
+		List<ReservedJob> handedOut = drain(queues, perCall);
+		assertThat(handedOut).extracting(ReservedJob::id)
+			.filteredOn((id) -> !id.equals(bad))
+			.containsExactlyElementsOf(ids.stream().filter((id) -> !id.equals(bad)).toList());
+		return handedOut;
+	}
+
+	/** Completes what was handed out; then nothing is left but the damaged job, dead or gone. */
+	private static void completeAll(QueueTemplate queues, List<ReservedJob> handedOut) {
+		handedOut.forEach((job) -> assertThat(queues.complete(QUEUE, job.ref())).isEqualTo(AckResult.OK));
+		assertEmptyButDead(queues);
 	}
 
 	private static List<ReservedJob> drain(QueueTemplate queues, int perCall) {

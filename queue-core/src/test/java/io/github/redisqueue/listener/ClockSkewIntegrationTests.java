@@ -70,9 +70,9 @@ class ClockSkewIntegrationTests extends AbstractRedisIntegrationTests {
 
 		@Override
 		public Reservation reserveBatch(String queue, int max, Duration lease, String workerId,
-				Collection<JobRef> completions, int maxAttempts) {
+				Collection<JobRef> completions, int maxAttempts, int startNow) {
 			this.reserves.incrementAndGet();
-			Reservation r = super.reserveBatch(queue, max, lease, workerId, completions, maxAttempts);
+			Reservation r = super.reserveBatch(queue, max, lease, workerId, completions, maxAttempts, startNow);
 			return new Reservation(r.jobs(), (r.nextDue() != null) ? r.nextDue().minus(this.skew) : null, r.reclaimed(),
 					r.expired(), r.refusedCompletions(), r.missingCompletions(), r.serverTime().minus(this.skew));
 		}

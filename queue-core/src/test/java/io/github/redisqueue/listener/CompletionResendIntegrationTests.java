@@ -154,9 +154,10 @@ class CompletionResendIntegrationTests extends AbstractRedisIntegrationTests {
 
 		@Override
 		public Reservation reserveBatch(String queue, int max, Duration lease, String workerId,
-				Collection<JobRef> completions, int maxAttempts) {
+				Collection<JobRef> completions, int maxAttempts, int startNow) {
 			failBefore(completions);
-			Reservation reservation = super.reserveBatch(queue, max, lease, workerId, completions, maxAttempts);
+			Reservation reservation = super.reserveBatch(queue, max, lease, workerId, completions, maxAttempts,
+					startNow);
 			failAfter(completions);
 			return reservation;
 		}

@@ -25,7 +25,7 @@ class FetchLoopFailureIntegrationTests extends AbstractRedisIntegrationTests {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory) {
 			@Override
 			public Reservation reserveBatch(String queue, int max, Duration lease, String workerId,
-					Collection<JobRef> completions, int maxAttempts) {
+					Collection<JobRef> completions, int maxAttempts, int startNow) {
 				reserves.incrementAndGet();
 				throw new IllegalArgumentException("Reserve count " + max + " is out of range (simulated engine limit)");
 			}
