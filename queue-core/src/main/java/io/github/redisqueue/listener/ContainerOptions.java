@@ -65,6 +65,12 @@ public record ContainerOptions(int concurrency, Duration lease, Duration pollInt
 	/** Most jobs a container runs at once. */
 	public static final int MAX_CONCURRENCY = 1000;
 
+	/** Shortest poll interval a container accepts. */
+	public static final Duration MIN_POLL_INTERVAL = Duration.ofMillis(10);
+
+	/** Longest poll interval a container accepts. */
+	public static final Duration MAX_POLL_INTERVAL = Duration.ofSeconds(30);
+
 	public ContainerOptions {
 		if (concurrency < 1 || concurrency > MAX_CONCURRENCY) {
 			throw new IllegalArgumentException(
@@ -74,7 +80,7 @@ public record ContainerOptions(int concurrency, Duration lease, Duration pollInt
 			throw new IllegalArgumentException("Lease " + lease + " is out of range: it must be from " + MIN_LEASE
 					+ " to " + QueueTemplate.MAX_LEASE);
 		}
-		if (pollInterval.compareTo(Duration.ofMillis(10)) < 0 || pollInterval.compareTo(Duration.ofSeconds(30)) > 0) {
+		if (pollInterval.compareTo(MIN_POLL_INTERVAL) < 0 || pollInterval.compareTo(MAX_POLL_INTERVAL) > 0) {
 			throw new IllegalArgumentException("Poll interval " + pollInterval + " is out of range: it must be from 10 ms to 30 s");
 		}
 		if (shutdownTimeout.isNegative()) {

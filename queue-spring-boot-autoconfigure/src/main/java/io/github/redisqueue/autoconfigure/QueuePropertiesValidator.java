@@ -6,7 +6,9 @@ import java.util.Map;
 import io.github.redisqueue.autoconfigure.QueueProperties.QueueListenerSettings;
 import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.QueueNames;
+import io.github.redisqueue.core.QueueSettings;
 import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.listener.ContainerOptions;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.validation.Errors;
@@ -21,19 +23,19 @@ final class QueuePropertiesValidator {
 	/** Most jobs one reserve call may return, hence concurrency plus prefetch of one listener. */
 	static final int MAX_RESERVE = QueueTemplate.MAX_RESERVE;
 
-	static final int MAX_CONCURRENCY = 1000;
+	static final int MAX_CONCURRENCY = ContainerOptions.MAX_CONCURRENCY;
 
-	static final int MAX_BATCH = 10_000;
+	static final int MAX_BATCH = QueueSettings.MAX_BATCH;
 
 	static final int MAX_WORKER_ID_LENGTH = 200;
 
-	static final Duration MIN_LEASE = Duration.ofMillis(100);
+	static final Duration MIN_LEASE = ContainerOptions.MIN_LEASE;
 
 	static final Duration MAX_LEASE = QueueTemplate.MAX_LEASE;
 
-	static final Duration MIN_POLL_INTERVAL = Duration.ofMillis(10);
+	static final Duration MIN_POLL_INTERVAL = ContainerOptions.MIN_POLL_INTERVAL;
 
-	static final Duration MAX_POLL_INTERVAL = Duration.ofSeconds(30);
+	static final Duration MAX_POLL_INTERVAL = ContainerOptions.MAX_POLL_INTERVAL;
 
 	private final Errors errors;
 
