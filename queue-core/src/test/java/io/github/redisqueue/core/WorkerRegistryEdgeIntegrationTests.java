@@ -29,6 +29,16 @@ class WorkerRegistryEdgeIntegrationTests extends AbstractRedisIntegrationTests {
 		return new WorkerInfo(id, "host", List.of(queues), 0, null, null);
 	}
 
+	/** Worker pod-7 holds the one job of queue f10, then its 300 ms heartbeat runs out (Redis clock). */
+	private ReservedJob heldByWorkerGoneSilent(QueueTemplate queues) {
+		queues.enqueue("f10", "x");
+		queues.heartbeat(worker("pod-7", "f10"), Duration.ofMillis(300));
+		Instant beat = RedisClock.now(this.redis);
+		ReservedJob held = queues.reserveBatch("f10", 1, LONG_LEASE, "pod-7#mailer").jobs().get(0);
+		RedisClock.awaitPast(this.redis, beat.plusMillis(300));
+		return held;
+	}
+
 	// F14
 	@Test
 	void workerNamedLikeAJobOfAQueueNamedWorkersNeverTouchesTheJob() {
@@ -115,11 +125,7 @@ class WorkerRegistryEdgeIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void workerThatHeartbeatsAgainBeforeTheReaperPassKeepsItsJobs() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
-		queues.enqueue("f10", "x");
-		queues.heartbeat(worker("pod-7", "f10"), Duration.ofMillis(300));
-		Instant beat = RedisClock.now(this.redis);
-		ReservedJob held = queues.reserveBatch("f10", 1, LONG_LEASE, "pod-7#mailer").jobs().get(0);
-		RedisClock.awaitPast(this.redis, beat.plusMillis(300));
+		ReservedJob held = heldByWorkerGoneSilent(queues);
 
 		// the worker was only slow (GC pause, restart): it heartbeats again before any reaper pass
 		queues.heartbeat(worker("pod-7", "f10"), Duration.ofMinutes(1));
@@ -167,11 +173,7 @@ class WorkerRegistryEdgeIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void workerThatStaysSilentLosesItsJobs() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
-		queues.enqueue("f10", "x");
-		queues.heartbeat(worker("pod-7", "f10"), Duration.ofMillis(300));
-		Instant beat = RedisClock.now(this.redis);
-		ReservedJob held = queues.reserveBatch("f10", 1, LONG_LEASE, "pod-7#mailer").jobs().get(0);
-		RedisClock.awaitPast(this.redis, beat.plusMillis(300));
+		ReservedJob held = heldByWorkerGoneSilent(queues);
 
 		ReapResult pass = queues.reapOnce();
 
