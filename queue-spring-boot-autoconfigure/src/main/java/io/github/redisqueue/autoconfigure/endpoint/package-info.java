@@ -1,5 +1,5 @@
 /**
- * redis-queue autoconfigure.endpoint.
+ * Auto-configuration of the {@code queues} Actuator endpoint.
  */
 @NullMarked
 package io.github.redisqueue.autoconfigure.endpoint;

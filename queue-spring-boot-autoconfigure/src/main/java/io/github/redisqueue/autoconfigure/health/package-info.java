@@ -1,5 +1,5 @@
 /**
- * redis-queue autoconfigure.health.
+ * Auto-configuration of the queue health indicator.
  */
 @NullMarked
 package io.github.redisqueue.autoconfigure.health;

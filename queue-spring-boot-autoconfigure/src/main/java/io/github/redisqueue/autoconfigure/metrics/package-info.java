@@ -1,5 +1,6 @@
 /**
- * redis-queue autoconfigure.metrics.
+ * Auto-configuration of queue metrics: depth gauges per queue and job outcome counters on the
+ * application's meter registry.
  */
 @NullMarked
 package io.github.redisqueue.autoconfigure.metrics;
