@@ -272,6 +272,20 @@ local function completed_recently(now)
   return sum, 5 * BUCKET_MS + (now % BUCKET_MS)
 end
 
+-- The fencing check of every acknowledgement: f holds the job's 'state' and 'token' fields, in
+-- that order, as HMGET returned them. Returns -1 when the job does not exist, 0 when it is not
+-- held under token (taken back, or reserved by someone else since), nil when the caller holds
+-- its lease.
+local function not_held(f, token)
+  if not f[1] then
+    return -1
+  end
+  if f[1] ~= 'active' or f[2] ~= token then
+    return 0
+  end
+  return nil
+end
+
 -- acknowledges one job held under token. Also accepted: a job taken back from that holder (its
 -- lease ran out) and not reserved by anyone since, which still carries the same token: it is
 -- done and nobody else holds it. Returns 1 done, 2 already completed under that token, 0 stale

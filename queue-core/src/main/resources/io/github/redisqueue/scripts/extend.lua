@@ -7,10 +7,9 @@ for i = 4, #ARGV, 2 do
   local id, token = ARGV[i], ARGV[i + 1]
   local jk = JOB .. id
   local f = redis.call('HMGET', jk, 'state', 'token')
-  if not f[1] then
-    out[#out + 1] = -1
-  elseif f[1] ~= 'active' or f[2] ~= token then
-    out[#out + 1] = 0
+  local refused = not_held(f, token)
+  if refused then
+    out[#out + 1] = refused
   else
     redis.call('ZADD', K_INFLIGHT, deadline, id)
     redis.call('HSET', jk, 'leaseUntil', deadline)

@@ -7,11 +7,9 @@ local id, token, err, mode, delay = ARGV[3], ARGV[4], ARGV[5], ARGV[6], tonumber
 local jk = JOB .. id
 local names = {'state', 'token', 'attempts', 'maxAttempts', 'score'}
 local f = redis.call('HMGET', jk, unpack(names))
-if not f[1] then
-  return -1
-end
-if f[1] ~= 'active' or f[2] ~= token then
-  return 0
+local refused = not_held(f, token)
+if refused then
+  return refused
 end
 redis.call('ZREM', K_INFLIGHT, id)
 local bad = corrupt(f, names, {3, 4, 5})
