@@ -9,8 +9,6 @@ import org.jspecify.annotations.Nullable;
  * the job is settled ({@link #stopExtending()}) or finished, a lost lease changes nothing, and the
  * check and the interrupt are one step, so the lease keeper cannot act on what it saw a moment
  * before (the handler thread may be sending other jobs' acknowledgements by then).
- *
- * @since 0.1.0
  */
 public final class RunningJob {
 

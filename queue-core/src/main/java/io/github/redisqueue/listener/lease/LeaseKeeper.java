@@ -19,8 +19,6 @@ import org.slf4j.LoggerFactory;
  * has lost its lease (it ran out and the job was handed on): its handler thread is interrupted
  * and its result will not be acknowledged, or, if it has not started, it never runs here. A job
  * settled meanwhile is left alone.
- *
- * @since 0.1.0
  */
 public final class LeaseKeeper implements Runnable {
 

@@ -23,8 +23,6 @@ import org.springframework.util.backoff.BackOffExecution;
  * Decides what a failed job becomes: a retry after the listener's back-off (the job waits in
  * the delayed set, no thread sleeps), or a dead letter when the failure is fatal (unreadable
  * payload, unresolvable argument, an exception marked not retryable) or the attempts are used up.
- *
- * @since 0.1.0
  */
 public final class FailureHandler {
 
@@ -122,9 +120,6 @@ public final class FailureHandler {
 				if (type.isInstance(t)) {
 					return true;
 				}
-			}
-			if (t.getCause() == t) {
-				break;
 			}
 		}
 		return false;
