@@ -24,8 +24,11 @@ import io.github.redisqueue.listener.retry.FailureHandler;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A handler of one acknowledgement mode, on a job reserved from a real Redis as a container
@@ -47,12 +50,31 @@ abstract class AbstractAcknowledgementHandlerIntegrationTests extends AbstractRe
 
 	final Map<String, Throwable> deadLettered = new ConcurrentHashMap<>();
 
+	// the handler under test
+	AcknowledgementHandler handler;
+
+	private final AcknowledgementMode mode;
+
+	private final Class<? extends AcknowledgementHandler> handlerType;
+
+	AbstractAcknowledgementHandlerIntegrationTests(AcknowledgementMode mode,
+			Class<? extends AcknowledgementHandler> handlerType) {
+		this.mode = mode;
+		this.handlerType = handlerType;
+	}
+
 	@BeforeEach
 	void createParts() {
 		this.queues = new CountingTemplate(this.connectionFactory);
 		this.admin = this.queues;
 		this.acks = new AckBatcher(this.queues, QUEUE);
 		this.deadLettered.clear();
+		this.handler = handler(this.mode);
+	}
+
+	@Test
+	void modeSelectsItsHandler() {
+		assertThat(this.handler).isInstanceOf(this.handlerType);
 	}
 
 	@AfterEach

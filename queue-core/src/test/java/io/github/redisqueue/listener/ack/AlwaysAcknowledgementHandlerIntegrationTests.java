@@ -4,27 +4,19 @@ import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.JobState;
 import io.github.redisqueue.listener.AcknowledgementMode;
 import io.github.redisqueue.listener.fetch.RunningJob;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link AcknowledgementMode#ALWAYS}: a job is completed whether its listener returns or throws,
- * unless its lease was lost first.
+ * {@link AcknowledgementMode#ALWAYS}: a job is completed whether its listener returns or throws.
+ * Returning takes the same path as in {@link AcknowledgementMode#ON_SUCCESS}, lost lease
+ * included.
  */
 class AlwaysAcknowledgementHandlerIntegrationTests extends AbstractAcknowledgementHandlerIntegrationTests {
 
-	private AcknowledgementHandler handler;
-
-	@BeforeEach
-	void createHandler() {
-		this.handler = handler(AcknowledgementMode.ALWAYS);
-	}
-
-	@Test
-	void modeAlwaysSelectsThisHandler() {
-		assertThat(this.handler).isInstanceOf(AlwaysAcknowledgementHandler.class);
+	AlwaysAcknowledgementHandlerIntegrationTests() {
+		super(AcknowledgementMode.ALWAYS, AlwaysAcknowledgementHandler.class);
 	}
 
 	@Test
@@ -50,17 +42,6 @@ class AlwaysAcknowledgementHandlerIntegrationTests extends AbstractAcknowledgeme
 		assertThat(total("failed")).isZero();
 		assertThat(total("dead")).isZero();
 		assertThat(this.deadLettered).isEmpty();
-	}
-
-	@Test
-	void returningAfterTheLeaseWasLostCompletesNothing() {
-		RunningJob job = reserve();
-		loseLease(job);
-
-		this.handler.onSuccess(job, new ListenerAcknowledgement(this.queues, job));
-
-		assertThat(state(job)).contains(JobState.ACTIVE);
-		assertThat(total("completed")).isZero();
 	}
 
 }

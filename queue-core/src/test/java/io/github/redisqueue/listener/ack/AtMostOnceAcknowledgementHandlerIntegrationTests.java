@@ -12,7 +12,6 @@ import io.github.redisqueue.listener.AcknowledgementMode;
 import io.github.redisqueue.listener.ContainerOptions;
 import io.github.redisqueue.listener.fetch.RunningJob;
 import io.github.redisqueue.listener.retry.FailureHandler;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.RedisConnectionFailureException;
@@ -26,16 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class AtMostOnceAcknowledgementHandlerIntegrationTests extends AbstractAcknowledgementHandlerIntegrationTests {
 
-	private AcknowledgementHandler handler;
-
-	@BeforeEach
-	void createHandler() {
-		this.handler = handler(AcknowledgementMode.AT_MOST_ONCE);
-	}
-
-	@Test
-	void modeAtMostOnceSelectsThisHandler() {
-		assertThat(this.handler).isInstanceOf(AtMostOnceAcknowledgementHandler.class);
+	AtMostOnceAcknowledgementHandlerIntegrationTests() {
+		super(AcknowledgementMode.AT_MOST_ONCE, AtMostOnceAcknowledgementHandler.class);
 	}
 
 	@Test

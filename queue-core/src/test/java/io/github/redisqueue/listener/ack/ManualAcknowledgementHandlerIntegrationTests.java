@@ -4,7 +4,6 @@ import io.github.redisqueue.core.AckResult;
 import io.github.redisqueue.core.JobState;
 import io.github.redisqueue.listener.AcknowledgementMode;
 import io.github.redisqueue.listener.fetch.RunningJob;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -15,16 +14,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ManualAcknowledgementHandlerIntegrationTests extends AbstractAcknowledgementHandlerIntegrationTests {
 
-	private AcknowledgementHandler handler;
-
-	@BeforeEach
-	void createHandler() {
-		this.handler = handler(AcknowledgementMode.MANUAL);
-	}
-
-	@Test
-	void modeManualSelectsThisHandler() {
-		assertThat(this.handler).isInstanceOf(ManualAcknowledgementHandler.class);
+	ManualAcknowledgementHandlerIntegrationTests() {
+		super(AcknowledgementMode.MANUAL, ManualAcknowledgementHandler.class);
 	}
 
 	@Test

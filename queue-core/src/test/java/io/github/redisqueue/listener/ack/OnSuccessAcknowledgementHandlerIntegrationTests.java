@@ -4,7 +4,6 @@ import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.JobState;
 import io.github.redisqueue.listener.AcknowledgementMode;
 import io.github.redisqueue.listener.fetch.RunningJob;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -15,16 +14,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class OnSuccessAcknowledgementHandlerIntegrationTests extends AbstractAcknowledgementHandlerIntegrationTests {
 
-	private AcknowledgementHandler handler;
-
-	@BeforeEach
-	void createHandler() {
-		this.handler = handler(AcknowledgementMode.ON_SUCCESS);
-	}
-
-	@Test
-	void modeOnSuccessSelectsThisHandler() {
-		assertThat(this.handler).isInstanceOf(OnSuccessAcknowledgementHandler.class);
+	OnSuccessAcknowledgementHandlerIntegrationTests() {
+		super(AcknowledgementMode.ON_SUCCESS, OnSuccessAcknowledgementHandler.class);
 	}
 
 	@Test
