@@ -42,6 +42,10 @@ public final class AckBatcher {
 
 	private final AtomicInteger failedSends = new AtomicInteger();
 
+	/**
+	 * @param operations the engine
+	 * @param queue the queue name
+	 */
 	public AckBatcher(QueueOperations operations, String queue) {
 		this.operations = operations;
 		this.queue = queue;
@@ -142,7 +146,10 @@ public final class AckBatcher {
 		}
 	}
 
-	/** How many acknowledgements wait to be sent. */
+	/**
+	 * How many acknowledgements wait to be sent.
+	 * @return the count
+	 */
 	public int pendingCount() {
 		return this.pending.size();
 	}

@@ -24,6 +24,9 @@ public class MessagingJobListenerAdapter implements JobListener {
 
 	private final InvocableHandlerMethod handlerMethod;
 
+	/**
+	 * @param handlerMethod the listener method with its argument resolvers
+	 */
 	public MessagingJobListenerAdapter(InvocableHandlerMethod handlerMethod) {
 		this.handlerMethod = handlerMethod;
 	}

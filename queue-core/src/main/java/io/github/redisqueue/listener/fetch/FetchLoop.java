@@ -344,7 +344,10 @@ public final class FetchLoop implements Runnable {
 		}
 	}
 
-	/** The jobs held now: running, or reserved ahead and waiting for a handler slot. */
+	/**
+	 * The jobs held now: running, or reserved ahead and waiting for a handler slot.
+	 * @return a live view of them
+	 */
 	public Collection<RunningJob> runningJobs() {
 		return this.slots.jobs();
 	}

@@ -32,6 +32,12 @@ public final class LeaseKeeper implements Runnable {
 
 	private final Supplier<Collection<RunningJob>> running;
 
+	/**
+	 * @param operations the engine
+	 * @param queue the queue name
+	 * @param lease the lease length each extension sets
+	 * @param running the jobs the container holds now
+	 */
 	public LeaseKeeper(QueueOperations operations, String queue, Duration lease,
 			Supplier<Collection<RunningJob>> running) {
 		this.operations = operations;

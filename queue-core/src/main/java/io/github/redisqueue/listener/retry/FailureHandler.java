@@ -38,6 +38,12 @@ public final class FailureHandler {
 
 	private final @Nullable DeadLetterCallback callback;
 
+	/**
+	 * @param operations the engine
+	 * @param queue the queue name
+	 * @param options the container options (back-off, exceptions not retried)
+	 * @param callback told about the jobs dead-lettered, if any
+	 */
 	public FailureHandler(QueueOperations operations, String queue, ContainerOptions options,
 			@Nullable DeadLetterCallback callback) {
 		this.operations = operations;
@@ -109,7 +115,11 @@ public final class FailureHandler {
 		return delay;
 	}
 
-	/** Whether a failure must not be retried. */
+	/**
+	 * Whether a failure must not be retried.
+	 * @param cause the failure, unwrapped
+	 * @return whether it, or one of its causes, is fatal
+	 */
 	public boolean isFatal(Throwable cause) {
 		for (Throwable t = cause; t != null; t = t.getCause()) {
 			if (t instanceof JobConversionException || t instanceof MessageConversionException
