@@ -69,9 +69,7 @@ public final class FetchLoop implements Runnable {
 	// reserve and retried like any Redis failure
 	private boolean ownLeasesTakenBack;
 
-	private int failedFetches;
-
-	private long lastFailureWarning;
+	private final FetchFailureLog failures;
 
 	private final Duration reclaimEvery;
 
@@ -110,6 +108,7 @@ public final class FetchLoop implements Runnable {
 		this.acks = acks;
 		this.slots = new JobSlots(options.concurrency(), options.effectivePrefetch());
 		this.maxAttempts = (options.maxAttempts() != null) ? options.maxAttempts() : 0;
+		this.failures = new FetchFailureLog(queue, options.pollInterval());
 		Duration halfLease = options.lease().dividedBy(2);
 		this.reclaimEvery = (halfLease.compareTo(options.pollInterval()) > 0) ? halfLease : options.pollInterval();
 	}
@@ -143,7 +142,7 @@ public final class FetchLoop implements Runnable {
 			while (this.active) {
 				try {
 					fetchOnce();
-					recovered();
+					this.failures.succeeded();
 				}
 				catch (RuntimeException ex) {
 					if (isRefusedAsInvalid(ex)) {
@@ -154,7 +153,7 @@ public final class FetchLoop implements Runnable {
 					if (!this.active) {
 						break;
 					}
-					failed(ex);
+					this.failures.failed(ex);
 					pause(this.options.pollInterval());
 				}
 			}
@@ -162,33 +161,6 @@ public final class FetchLoop implements Runnable {
 		finally {
 			this.acks.setSentWithReserve(false);
 			closeWaiter();
-		}
-	}
-
-	/** Log a failed fetch: the first of a run at WARN with its cause, then once a minute. */
-	private void failed(RuntimeException ex) {
-		this.failedFetches++;
-		long now = System.nanoTime();
-		if (this.failedFetches == 1) {
-			this.lastFailureWarning = now;
-			logger.warn("Fetching from queue '{}' failed; trying again every {}", this.queue,
-					this.options.pollInterval(), ex);
-		}
-		else if (now - this.lastFailureWarning >= TimeUnit.MINUTES.toNanos(1)) {
-			this.lastFailureWarning = now;
-			logger.warn("Fetching from queue '{}' still fails after {} attempts: {}", this.queue, this.failedFetches,
-					ex.toString());
-		}
-		else {
-			logger.debug("Fetching from queue '{}' failed again", this.queue, ex);
-		}
-	}
-
-	private void recovered() {
-		if (this.failedFetches > 0) {
-			logger.info("Fetching from queue '{}' works again after {} failed attempts", this.queue,
-					this.failedFetches);
-			this.failedFetches = 0;
 		}
 	}
 
