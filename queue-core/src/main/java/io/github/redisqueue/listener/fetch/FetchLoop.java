@@ -69,7 +69,7 @@ public final class FetchLoop implements Runnable {
 	// reserve and retried like any Redis failure
 	private boolean ownLeasesTakenBack;
 
-	private final FetchFailureLog failures;
+	private final FetchFailureLog outageLog;
 
 	private final Duration reclaimEvery;
 
@@ -108,7 +108,7 @@ public final class FetchLoop implements Runnable {
 		this.acks = acks;
 		this.slots = new JobSlots(options.concurrency(), options.effectivePrefetch());
 		this.maxAttempts = (options.maxAttempts() != null) ? options.maxAttempts() : 0;
-		this.failures = new FetchFailureLog(queue, options.pollInterval());
+		this.outageLog = new FetchFailureLog(queue, options.pollInterval());
 		Duration halfLease = options.lease().dividedBy(2);
 		this.reclaimEvery = (halfLease.compareTo(options.pollInterval()) > 0) ? halfLease : options.pollInterval();
 	}
@@ -142,7 +142,7 @@ public final class FetchLoop implements Runnable {
 			while (this.active) {
 				try {
 					fetchOnce();
-					this.failures.succeeded();
+					this.outageLog.succeeded();
 				}
 				catch (RuntimeException ex) {
 					if (isRefusedAsInvalid(ex)) {
@@ -153,7 +153,7 @@ public final class FetchLoop implements Runnable {
 					if (!this.active) {
 						break;
 					}
-					this.failures.failed(ex);
+					this.outageLog.failed(ex);
 					pause(this.options.pollInterval());
 				}
 			}
