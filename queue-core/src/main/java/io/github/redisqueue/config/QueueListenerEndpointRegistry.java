@@ -17,6 +17,7 @@ import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 
 /**
@@ -115,7 +116,9 @@ public class QueueListenerEndpointRegistry implements SmartLifecycle, Disposable
 		}
 		CountDownLatch latch = new CountDownLatch(running.size());
 		for (QueueListenerContainer container : running) {
-			new Thread(() -> container.stop(latch::countDown), "queue-stop-" + container.getId()).start();
+			// one thread per container, named after it (queue-stop-<id>-1)
+			new SimpleAsyncTaskExecutor("queue-stop-" + container.getId() + "-")
+				.execute(() -> container.stop(latch::countDown));
 		}
 		try {
 			if (!latch.await(5, TimeUnit.MINUTES)) {

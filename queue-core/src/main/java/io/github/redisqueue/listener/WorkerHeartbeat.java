@@ -6,8 +6,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntSupplier;
@@ -20,11 +18,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.context.SmartLifecycle;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 /**
  * Records this worker in Redis every interval: identity, host, queues, running jobs, start
  * time. An entry whose heartbeats stop (the process died) disappears after its time to live; on
- * a clean stop the entry is dropped at once.
+ * a clean stop the entry is dropped at once. Heartbeats run on a daemon thread
+ * {@code queue-heartbeat-1}.
  *
  * @since 0.1.0
  */
@@ -46,7 +47,7 @@ public class WorkerHeartbeat implements SmartLifecycle {
 
 	private final String host;
 
-	private @Nullable ScheduledExecutorService scheduler;
+	private @Nullable ThreadPoolTaskScheduler scheduler;
 
 	private @Nullable Instant startedAt;
 
@@ -90,12 +91,12 @@ public class WorkerHeartbeat implements SmartLifecycle {
 			return;
 		}
 		this.startedAt = Instant.now();
-		this.scheduler = Executors.newSingleThreadScheduledExecutor((runnable) -> {
-			Thread thread = new Thread(runnable, "queue-heartbeat");
-			thread.setDaemon(true);
-			return thread;
-		});
-		this.scheduler.scheduleWithFixedDelay(this::beat, 0, this.interval.toMillis(), TimeUnit.MILLISECONDS);
+		ThreadPoolTaskScheduler heartbeats = new ThreadPoolTaskScheduler();
+		heartbeats.setThreadNamePrefix("queue-heartbeat-");
+		heartbeats.setDaemon(true);
+		heartbeats.initialize();
+		heartbeats.scheduleWithFixedDelay(this::beat, this.interval);
+		this.scheduler = heartbeats;
 	}
 
 	@Override
@@ -103,17 +104,14 @@ public class WorkerHeartbeat implements SmartLifecycle {
 		if (this.scheduler == null) {
 			return;
 		}
-		this.scheduler.shutdownNow();
+		this.scheduler.shutdown();
 		this.scheduler = null;
 		// a clean leave, so that the worker is not taken for one that died; bounded, because a
 		// stop while Redis is gone must not wait for the client's command timeout
 		WorkerInfo self = new WorkerInfo(this.workerId, this.host, this.queues.get(), 0, this.startedAt, null);
-		CompletableFuture<Void> leave = CompletableFuture.runAsync(() -> this.operations.leave(self),
-				(task) -> {
-					Thread thread = new Thread(task, "queue-heartbeat-leave");
-					thread.setDaemon(true);
-					thread.start();
-				});
+		SimpleAsyncTaskExecutor leaving = new SimpleAsyncTaskExecutor("queue-heartbeat-leave-");
+		leaving.setDaemon(true);
+		CompletableFuture<Void> leave = CompletableFuture.runAsync(() -> this.operations.leave(self), leaving);
 		try {
 			leave.get(this.interval.toMillis(), TimeUnit.MILLISECONDS);
 		}
@@ -133,7 +131,8 @@ public class WorkerHeartbeat implements SmartLifecycle {
 
 	@Override
 	public int getPhase() {
-		// stop after the listener containers (they stop at DEFAULT_PHASE - 100)
+		// stop after the listener containers: the endpoint registry stops them in its phase,
+		// DEFAULT_PHASE - 100, and this phase is lower, so it stops later
 		return DEFAULT_PHASE - 200;
 	}
 

@@ -20,6 +20,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
 
 /**
  * Health of the queues. DOWN, with the error, when Redis does not answer within the timeout or
@@ -27,7 +28,9 @@ import org.springframework.boot.health.contributor.Health;
  * the age of the next ready job and the paused flag, plus the number of live workers; or the
  * configured status when a threshold is passed. One pipelined round trip
  * ({@link QueueAdminOperations#overview()}); it never scans jobs. While an earlier check still
- * waits for Redis, a new one waits on the same answer instead of sending another.
+ * waits for Redis, a new one waits on the same answer instead of sending another. Redis is asked
+ * on daemon threads ({@code queue-health-1} and on), so one that hangs never keeps the JVM from
+ * exiting.
  *
  * @since 0.1.0
  */
@@ -40,6 +43,8 @@ public class QueueHealthIndicator extends AbstractHealthIndicator {
 	private final Duration timeout;
 
 	private final Supplier<Collection<QueueListenerContainer>> containers;
+
+	private final SimpleAsyncTaskExecutor checks = new SimpleAsyncTaskExecutor("queue-health-");
 
 	private @Nullable CompletableFuture<QueueOverview> pending;
 
@@ -56,6 +61,7 @@ public class QueueHealthIndicator extends AbstractHealthIndicator {
 		this.thresholds = thresholds;
 		this.timeout = timeout;
 		this.containers = containers;
+		this.checks.setDaemon(true);
 	}
 
 	@Override
@@ -95,7 +101,7 @@ public class QueueHealthIndicator extends AbstractHealthIndicator {
 		synchronized (this) {
 			future = this.pending;
 			if (future == null || future.isDone()) {
-				future = CompletableFuture.supplyAsync(this.operations::overview, QueueHealthIndicator::daemon);
+				future = CompletableFuture.supplyAsync(this.operations::overview, this.checks);
 				this.pending = future;
 			}
 		}
@@ -108,12 +114,6 @@ public class QueueHealthIndicator extends AbstractHealthIndicator {
 		catch (ExecutionException ex) {
 			throw (ex.getCause() instanceof Exception cause) ? cause : ex;
 		}
-	}
-
-	private static void daemon(Runnable task) {
-		Thread thread = new Thread(task, "queue-health");
-		thread.setDaemon(true);
-		thread.start();
 	}
 
 	private static Map<String, Object> details(QueueCounts counts) {

@@ -23,8 +23,6 @@ import org.slf4j.LoggerFactory;
  * did record is answered as gone, one whose job was reserved again since is refused by its
  * token). They stay bounded: while Redis does not answer no new jobs are reserved, so at most
  * {@code concurrency + prefetch} jobs, plus what finishes meanwhile, wait here.
- *
- * @since 0.1.0
  */
 public final class AckBatcher {
 
@@ -40,10 +38,14 @@ public final class AckBatcher {
 
 	private final ReentrantLock flushLock = new ReentrantLock();
 
-	private volatile boolean carried;
+	private volatile boolean sentWithReserve;
 
 	private final AtomicInteger failedSends = new AtomicInteger();
 
+	/**
+	 * @param operations the engine
+	 * @param queue the queue name
+	 */
 	public AckBatcher(QueueOperations operations, String queue) {
 		this.operations = operations;
 		this.queue = queue;
@@ -55,19 +57,19 @@ public final class AckBatcher {
 	 */
 	public void complete(JobRef job) {
 		this.pending.add(job);
-		if (!this.carried) {
+		if (!this.sentWithReserve) {
 			flushIfIdle();
 		}
 	}
 
 	/**
-	 * Say whether the fetch loop will carry pending acknowledgements with its next reserve. When
-	 * it stops carrying (it is about to block), what is pending is sent now.
-	 * @param carried whether the loop carries them
+	 * Say whether pending acknowledgements go out with the fetch loop's next reserve. When they
+	 * no longer do (the loop is about to block, or it stopped), what is pending is sent now.
+	 * @param sentWithReserve whether the fetch loop sends them with its next reserve
 	 */
-	public void setCarried(boolean carried) {
-		this.carried = carried;
-		if (!carried) {
+	public void setSentWithReserve(boolean sentWithReserve) {
+		this.sentWithReserve = sentWithReserve;
+		if (!sentWithReserve) {
 			flushIfIdle();
 		}
 	}
@@ -115,12 +117,12 @@ public final class AckBatcher {
 	}
 
 	/**
-	 * Send what is pending unless another thread is sending or the fetch loop carries it.
+	 * Send what is pending unless another thread is sending or it goes out with the next reserve.
 	 * Called now and then so that what a failed call left is sent even when nothing else
 	 * happens.
 	 */
 	public void retryPending() {
-		if (!this.carried) {
+		if (!this.sentWithReserve) {
 			flushIfIdle();
 		}
 	}
@@ -144,7 +146,10 @@ public final class AckBatcher {
 		}
 	}
 
-	/** How many acknowledgements wait to be sent. */
+	/**
+	 * How many acknowledgements wait to be sent.
+	 * @return the count
+	 */
 	public int pendingCount() {
 		return this.pending.size();
 	}

@@ -19,13 +19,14 @@ import org.springframework.messaging.support.GenericMessage;
  * {@link Message} (raw payload, the job's headers, and the {@code queue_*} headers of
  * {@link QueueHeaders}) and the method is called through its {@link InvocableHandlerMethod},
  * whose argument resolvers read the payload, metadata, headers and acknowledgement handle.
- *
- * @since 0.1.0
  */
 public class MessagingJobListenerAdapter implements JobListener {
 
 	private final InvocableHandlerMethod handlerMethod;
 
+	/**
+	 * @param handlerMethod the listener method with its argument resolvers
+	 */
 	public MessagingJobListenerAdapter(InvocableHandlerMethod handlerMethod) {
 		this.handlerMethod = handlerMethod;
 	}

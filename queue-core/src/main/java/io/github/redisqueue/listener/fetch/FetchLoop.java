@@ -4,11 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -25,15 +22,18 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The single fetch loop of a container: it reserves as many jobs as there are free slots
- * (concurrency plus prefetch) in one call, hands them to the executor, and when the queue is empty blocks on Redis until a wake-up,
- * the next delayed job's due time, or the poll interval, whichever comes first. An idle loop
- * sends one blocking command per poll interval, plus one reserve per half lease so that leases
- * other workers left to expire are reclaimed even when no reaper runs. Its first step gives back
- * the leases its own identity still holds from a previous run. A call Redis does not answer is
- * retried every poll interval (completions it carried are kept for the next one); a call the
- * engine refuses as invalid ends the loop.
+ * (concurrency plus prefetch) in one call, hands them to the executor, and when the queue is
+ * empty blocks on Redis until a wake-up, the next delayed job's due time, or the poll interval,
+ * whichever comes first. An idle loop sends one blocking command per poll interval, plus one
+ * reserve per half lease so that leases other workers left to expire are reclaimed even when no
+ * reaper runs. Its first step gives back the leases its own identity still holds from a previous
+ * run. A call Redis does not answer is retried every poll interval (completions it carried are
+ * kept for the next one); a call the engine refuses as invalid ends the loop.
  *
- * @since 0.1.0
+ * <p>It owns the back-pressure: a job takes a slot when it is reserved and gives it back when its
+ * handler is done, and at most {@code concurrency} handlers run at once whatever the executor (a
+ * job reserved ahead waits for a handler slot without having started). {@link #drain(Duration)}
+ * ends it.
  */
 public final class FetchLoop implements Runnable {
 
@@ -53,14 +53,13 @@ public final class FetchLoop implements Runnable {
 
 	private final AckBatcher acks;
 
-	private final Semaphore slots;
-
-	private final int permits;
-
-	// by identity, not job id: a job given back and reserved again may run here twice for a moment
-	private final Set<RunningJob> running = ConcurrentHashMap.newKeySet();
+	private final JobSlots slots;
 
 	private final CountDownLatch stopped = new CountDownLatch(1);
+
+	private final CountDownLatch ended = new CountDownLatch(1);
+
+	private volatile @Nullable Throwable failure;
 
 	// opened by the loop (not at start, so that a container starts while Redis is down); guarded
 	// by this, so that a stop closes the one the loop may block on
@@ -70,9 +69,7 @@ public final class FetchLoop implements Runnable {
 	// reserve and retried like any Redis failure
 	private boolean ownLeasesTakenBack;
 
-	private int failedFetches;
-
-	private long lastFailureWarning;
+	private final FetchFailureLog outageLog;
 
 	private final Duration reclaimEvery;
 
@@ -96,7 +93,8 @@ public final class FetchLoop implements Runnable {
 	 * @param workerId the identity recorded on leases
 	 * @param options the container options
 	 * @param executor runs the jobs
-	 * @param handler runs one job on the executor (and must call {@link #finished(RunningJob)})
+	 * @param handler runs one job on its handler thread, once the job holds a handler slot and
+	 * has started; the loop frees its slots afterwards
 	 * @param acks pending acknowledgements, sent along with each reserve
 	 */
 	public FetchLoop(QueueTemplate template, String queue, String workerId, ContainerOptions options, Executor executor,
@@ -108,21 +106,43 @@ public final class FetchLoop implements Runnable {
 		this.executor = executor;
 		this.handler = handler;
 		this.acks = acks;
-		this.permits = options.concurrency() + options.effectivePrefetch();
+		this.slots = new JobSlots(options.concurrency(), options.effectivePrefetch());
 		this.maxAttempts = (options.maxAttempts() != null) ? options.maxAttempts() : 0;
-		this.slots = new Semaphore(this.permits);
+		this.outageLog = new FetchFailureLog(queue, options.pollInterval());
 		Duration halfLease = options.lease().dividedBy(2);
 		this.reclaimEvery = (halfLease.compareTo(options.pollInterval()) > 0) ? halfLease : options.pollInterval();
 	}
 
+	/**
+	 * Fetch until {@link #drain(Duration)} stops it. A failure it cannot retry (a call the engine
+	 * refused as invalid, an {@link Error}, a broken executor) ends it early: the failure is kept
+	 * for {@link #failure()}, and the jobs reserved ahead that never started are given back.
+	 */
 	@Override
 	public void run() {
-		this.acks.setCarried(true);
+		try {
+			fetchUntilStopped();
+		}
+		catch (Throwable ex) {
+			this.failure = ex;
+			String why = (ex instanceof IllegalArgumentException) ? ": the engine refused its call as invalid (a "
+					+ "configuration or programming error, not an outage)" : " unexpectedly";
+			logger.error("Container '{}' of queue '{}' stopped fetching{}; it takes no new jobs until it is restarted",
+					this.workerId, this.queue, why, ex);
+			giveBackWaiting();
+		}
+		finally {
+			this.ended.countDown();
+		}
+	}
+
+	private void fetchUntilStopped() {
+		this.acks.setSentWithReserve(true);
 		try {
 			while (this.active) {
 				try {
 					fetchOnce();
-					recovered();
+					this.outageLog.succeeded();
 				}
 				catch (RuntimeException ex) {
 					if (isRefusedAsInvalid(ex)) {
@@ -133,41 +153,14 @@ public final class FetchLoop implements Runnable {
 					if (!this.active) {
 						break;
 					}
-					failed(ex);
+					this.outageLog.failed(ex);
 					pause(this.options.pollInterval());
 				}
 			}
 		}
 		finally {
-			this.acks.setCarried(false);
+			this.acks.setSentWithReserve(false);
 			closeWaiter();
-		}
-	}
-
-	/** Log a failed fetch: the first of a run at WARN with its cause, then once a minute. */
-	private void failed(RuntimeException ex) {
-		this.failedFetches++;
-		long now = System.nanoTime();
-		if (this.failedFetches == 1) {
-			this.lastFailureWarning = now;
-			logger.warn("Fetching from queue '{}' failed; trying again every {}", this.queue,
-					this.options.pollInterval(), ex);
-		}
-		else if (now - this.lastFailureWarning >= TimeUnit.MINUTES.toNanos(1)) {
-			this.lastFailureWarning = now;
-			logger.warn("Fetching from queue '{}' still fails after {} attempts: {}", this.queue, this.failedFetches,
-					ex.toString());
-		}
-		else {
-			logger.debug("Fetching from queue '{}' failed again", this.queue, ex);
-		}
-	}
-
-	private void recovered() {
-		if (this.failedFetches > 0) {
-			logger.info("Fetching from queue '{}' works again after {} failed attempts", this.queue,
-					this.failedFetches);
-			this.failedFetches = 0;
 		}
 	}
 
@@ -217,7 +210,7 @@ public final class FetchLoop implements Runnable {
 		if (!this.ownLeasesTakenBack) {
 			takeBackOwnLeases();
 		}
-		int free = this.slots.availablePermits();
+		int free = this.slots.free();
 		if (free == 0) {
 			awaitFreeSlot();
 			this.reserveNext = true;
@@ -228,9 +221,8 @@ public final class FetchLoop implements Runnable {
 			Reservation reservation;
 			try {
 				// jobs beyond the idle threads wait in the executor: reserved ahead
-				int startNow = Math.max(0, this.options.concurrency() - this.running.size());
 				reservation = this.template.reserveBatch(this.queue, free, this.options.lease(), this.workerId,
-						completions, this.maxAttempts, startNow);
+						completions, this.maxAttempts, this.slots.startNow());
 			}
 			catch (RuntimeException ex) {
 				if (!completions.isEmpty()) {
@@ -259,7 +251,8 @@ public final class FetchLoop implements Runnable {
 					dispatch(jobs.get(i));
 				}
 				catch (RuntimeException | Error ex) {
-					giveBack(jobs.subList(i + 1, jobs.size()));
+					giveBack(jobs.subList(i + 1, jobs.size()).stream().map(ReservedJob::ref).toList(), false,
+							"undispatched");
 					throw ex;
 				}
 			}
@@ -271,7 +264,7 @@ public final class FetchLoop implements Runnable {
 		if (current == null) {
 			return; // stopped
 		}
-		this.acks.setCarried(false);
+		this.acks.setSentWithReserve(false);
 		boolean woken;
 		try {
 			woken = current.await(this.serverClock.waitTime(this.options.pollInterval(), this.nextDue));
@@ -282,7 +275,7 @@ public final class FetchLoop implements Runnable {
 			throw ex;
 		}
 		finally {
-			this.acks.setCarried(this.active);
+			this.acks.setSentWithReserve(this.active);
 		}
 		// after a quiet wait, reserve only when something may have changed without a wake-up: a
 		// delayed job fell due, or a lease somewhere may have run out (checked every half lease)
@@ -290,39 +283,22 @@ public final class FetchLoop implements Runnable {
 				|| System.nanoTime() - this.lastReserve >= this.reclaimEvery.toNanos();
 	}
 
-	private void giveBack(List<ReservedJob> jobs) {
-		if (jobs.isEmpty()) {
-			return;
-		}
-		try {
-			this.template.releaseAll(this.queue, jobs.stream().map(ReservedJob::ref).toList());
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Could not give back {} undispatched jobs of queue '{}'; they return when their leases run out",
-					jobs.size(), this.queue, ex);
-		}
-	}
-
 	private void dispatch(ReservedJob job) {
-		this.slots.acquireUninterruptibly();
-		RunningJob runningJob = new RunningJob(job);
-		this.running.add(runningJob);
+		RunningJob running = this.slots.hold(job);
 		try {
-			this.executor.execute(() -> this.handler.accept(runningJob));
+			this.executor.execute(() -> this.slots.run(running, this.handler));
 		}
 		catch (RuntimeException | Error ex) {
 			// rejected, or the executor is broken: the job never started
-			finished(runningJob);
-			giveBack(List.of(job));
+			this.slots.release(running);
+			giveBack(List.of(job.ref()), false, "undispatched");
 			throw ex;
 		}
 	}
 
 	private void awaitFreeSlot() {
 		try {
-			if (this.slots.tryAcquire(this.options.pollInterval().toMillis(), TimeUnit.MILLISECONDS)) {
-				this.slots.release();
-			}
+			this.slots.awaitFree(this.options.pollInterval());
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -341,23 +317,49 @@ public final class FetchLoop implements Runnable {
 	}
 
 	/**
-	 * Free a job's slot once its handler is done.
-	 * @param job the job
+	 * The jobs held now: running, or reserved ahead and waiting for a handler slot.
+	 * @return a live view of them
 	 */
-	public void finished(RunningJob job) {
-		job.finished();
-		if (this.running.remove(job)) {
-			this.slots.release();
+	public Collection<RunningJob> runningJobs() {
+		return this.slots.jobs();
+	}
+
+	/**
+	 * Why the loop ended on its own, if it did: a failure it cannot retry.
+	 * @return the failure, or {@code null}
+	 */
+	public @Nullable Throwable failure() {
+		return this.failure;
+	}
+
+	/**
+	 * Stop for good: stop fetching (a blocking wait ends at once), give back the jobs reserved
+	 * ahead that never started (counting nothing), wait up to {@code timeout} for the running
+	 * jobs, send the completions still pending, and give the jobs still running back to the queue
+	 * at once, each counted as lost (as a lease that ran out would be), interrupting their
+	 * handlers.
+	 * @param timeout the longest wait for running jobs
+	 */
+	public void drain(Duration timeout) {
+		stopFetching();
+		awaitEnd();
+		giveBackWaiting();
+		boolean idle = this.slots.awaitIdle(timeout);
+		if (!this.acks.flush()) {
+			logger.warn("Container '{}' could not send {} completions of queue '{}' before stopping; those jobs run "
+					+ "again when their leases run out", this.workerId, this.acks.pendingCount(), this.queue);
+		}
+		// each counted as lost (it ran without an outcome), so a job that hangs at every shutdown
+		// ends dead after its max attempts, and a started job no longer expires
+		List<JobRef> unfinished = idle ? List.of() : this.slots.loseRunning();
+		if (!unfinished.isEmpty() && giveBack(unfinished, true, "unfinished")) {
+			logger.info("Container '{}' gave {} unfinished jobs back to queue '{}'", this.workerId, unfinished.size(),
+					this.queue);
 		}
 	}
 
-	/** The jobs running now. */
-	public Collection<RunningJob> running() {
-		return this.running;
-	}
-
 	/** Stop fetching: ends a blocking wait at once by closing its connection. */
-	public void stopFetching() {
+	private void stopFetching() {
 		synchronized (this) {
 			this.active = false;
 		}
@@ -365,22 +367,40 @@ public final class FetchLoop implements Runnable {
 		closeWaiter();
 	}
 
-	/**
-	 * Wait until every running job finished.
-	 * @param timeout the longest wait
-	 * @return whether all finished in time
-	 */
-	public boolean awaitIdle(Duration timeout) {
+	/** Wait up to 10 s for the loop's thread to leave {@link #run()}; a stop ends a blocking wait at once. */
+	private void awaitEnd() {
 		try {
-			if (this.slots.tryAcquire(this.permits, timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-				this.slots.release(this.permits);
-				return true;
-			}
+			this.ended.await(10, TimeUnit.SECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		return this.running.isEmpty();
+	}
+
+	/** Give back the jobs reserved ahead that never started; they count nothing. */
+	private void giveBackWaiting() {
+		giveBack(this.slots.abandonWaiting(), false, "prefetched");
+	}
+
+	/**
+	 * Give jobs back to the queue at once.
+	 * @param started whether they ran (then each counts as lost) or never started
+	 * @param which what they are, for the log
+	 * @return whether they are back
+	 */
+	private boolean giveBack(List<JobRef> jobs, boolean started, String which) {
+		if (jobs.isEmpty()) {
+			return true;
+		}
+		try {
+			this.template.releaseAll(this.queue, jobs, started);
+			return true;
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not give back {} {} jobs of queue '{}'; they return when their leases run out",
+					jobs.size(), which, this.queue, ex);
+			return false;
+		}
 	}
 
 }

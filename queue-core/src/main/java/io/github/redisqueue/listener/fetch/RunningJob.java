@@ -9,8 +9,6 @@ import org.jspecify.annotations.Nullable;
  * the job is settled ({@link #stopExtending()}) or finished, a lost lease changes nothing, and the
  * check and the interrupt are one step, so the lease keeper cannot act on what it saw a moment
  * before (the handler thread may be sending other jobs' acknowledgements by then).
- *
- * @since 0.1.0
  */
 public final class RunningJob {
 
@@ -27,10 +25,17 @@ public final class RunningJob {
 
 	private volatile boolean extendable = true;
 
+	/**
+	 * @param job the job as it was reserved
+	 */
 	public RunningJob(ReservedJob job) {
 		this.job = job;
 	}
 
+	/**
+	 * The job as it was reserved.
+	 * @return the job
+	 */
 	public ReservedJob job() {
 		return this.job;
 	}
@@ -62,7 +67,10 @@ public final class RunningJob {
 		return true;
 	}
 
-	/** Whether a handler thread took the job (it may have finished since). */
+	/**
+	 * Whether a handler thread took the job (it may have finished since).
+	 * @return whether it started
+	 */
 	public synchronized boolean hasStarted() {
 		return this.started;
 	}
@@ -100,12 +108,18 @@ public final class RunningJob {
 		return !this.lost;
 	}
 
-	/** Whether the lease was lost: the result must not be acknowledged. */
+	/**
+	 * Whether the lease was lost: the result must not be acknowledged.
+	 * @return whether it was lost
+	 */
 	public boolean isLost() {
 		return this.lost;
 	}
 
-	/** Whether the lease keeper should still extend this job. */
+	/**
+	 * Whether the lease keeper should still extend this job.
+	 * @return whether to extend it
+	 */
 	public boolean isExtendable() {
 		return this.extendable && !this.lost;
 	}

@@ -19,8 +19,6 @@ import org.slf4j.LoggerFactory;
  * has lost its lease (it ran out and the job was handed on): its handler thread is interrupted
  * and its result will not be acknowledged, or, if it has not started, it never runs here. A job
  * settled meanwhile is left alone.
- *
- * @since 0.1.0
  */
 public final class LeaseKeeper implements Runnable {
 
@@ -34,6 +32,12 @@ public final class LeaseKeeper implements Runnable {
 
 	private final Supplier<Collection<RunningJob>> running;
 
+	/**
+	 * @param operations the engine
+	 * @param queue the queue name
+	 * @param lease the lease length each extension sets
+	 * @param running the jobs the container holds now
+	 */
 	public LeaseKeeper(QueueOperations operations, String queue, Duration lease,
 			Supplier<Collection<RunningJob>> running) {
 		this.operations = operations;

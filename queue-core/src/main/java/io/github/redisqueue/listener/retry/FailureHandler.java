@@ -23,8 +23,6 @@ import org.springframework.util.backoff.BackOffExecution;
  * Decides what a failed job becomes: a retry after the listener's back-off (the job waits in
  * the delayed set, no thread sleeps), or a dead letter when the failure is fatal (unreadable
  * payload, unresolvable argument, an exception marked not retryable) or the attempts are used up.
- *
- * @since 0.1.0
  */
 public final class FailureHandler {
 
@@ -40,6 +38,12 @@ public final class FailureHandler {
 
 	private final @Nullable DeadLetterCallback callback;
 
+	/**
+	 * @param operations the engine
+	 * @param queue the queue name
+	 * @param options the container options (back-off, exceptions not retried)
+	 * @param callback told about the jobs dead-lettered, if any
+	 */
 	public FailureHandler(QueueOperations operations, String queue, ContainerOptions options,
 			@Nullable DeadLetterCallback callback) {
 		this.operations = operations;
@@ -111,7 +115,11 @@ public final class FailureHandler {
 		return delay;
 	}
 
-	/** Whether a failure must not be retried. */
+	/**
+	 * Whether a failure must not be retried.
+	 * @param cause the failure, unwrapped
+	 * @return whether it, or one of its causes, is fatal
+	 */
 	public boolean isFatal(Throwable cause) {
 		for (Throwable t = cause; t != null; t = t.getCause()) {
 			if (t instanceof JobConversionException || t instanceof MessageConversionException
@@ -122,9 +130,6 @@ public final class FailureHandler {
 				if (type.isInstance(t)) {
 					return true;
 				}
-			}
-			if (t.getCause() == t) {
-				break;
 			}
 		}
 		return false;

@@ -4,8 +4,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redisqueue.core.QueueAdminOperations;
@@ -18,6 +16,8 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+
 /**
  * Gauges of queue depth, read from Redis by one background refresh per interval for all queues
  * (one pipelined round trip), never per scrape: {@code queue.jobs} with tags {@code queue} and
@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * {@code queue.head.age} (how long the next job to run has been ready) and
  * {@code queue.paused} (1 or 0) and {@code queue.throughput} (completions per second over about
  * the last minute, by every consumer) with tag {@code queue}. Queues that appear later get their
- * gauges at the next refresh.
+ * gauges at the next refresh. The refresh runs on a daemon thread {@code queue-metrics-1}.
  *
  * @since 0.1.0
  */
@@ -43,7 +43,7 @@ public class QueueMetricsBinder implements MeterBinder, AutoCloseable {
 
 	private @Nullable MeterRegistry registry;
 
-	private @Nullable ScheduledExecutorService scheduler;
+	private @Nullable ThreadPoolTaskScheduler scheduler;
 
 	/**
 	 * @param operations the engine
@@ -58,13 +58,12 @@ public class QueueMetricsBinder implements MeterBinder, AutoCloseable {
 	public synchronized void bindTo(MeterRegistry registry) {
 		this.registry = registry;
 		if (this.scheduler == null) {
-			this.scheduler = Executors.newSingleThreadScheduledExecutor((runnable) -> {
-				Thread thread = new Thread(runnable, "queue-metrics");
-				thread.setDaemon(true);
-				return thread;
-			});
-			this.scheduler.scheduleWithFixedDelay(this::refresh, 0, this.refreshInterval.toMillis(),
-					TimeUnit.MILLISECONDS);
+			ThreadPoolTaskScheduler refreshes = new ThreadPoolTaskScheduler();
+			refreshes.setThreadNamePrefix("queue-metrics-");
+			refreshes.setDaemon(true);
+			refreshes.initialize();
+			refreshes.scheduleWithFixedDelay(this::refresh, this.refreshInterval);
+			this.scheduler = refreshes;
 		}
 	}
 
@@ -118,7 +117,7 @@ public class QueueMetricsBinder implements MeterBinder, AutoCloseable {
 	@Override
 	public synchronized void close() {
 		if (this.scheduler != null) {
-			this.scheduler.shutdownNow();
+			this.scheduler.shutdown();
 			this.scheduler = null;
 		}
 	}

@@ -1,0 +1,160 @@
+package io.github.redisqueue.listener.fetch;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import io.github.redisqueue.core.JobRef;
+import io.github.redisqueue.core.ReservedJob;
+
+/**
+ * The back-pressure of a fetch loop: the jobs it holds, one slot each from reserve until its
+ * handler is done (concurrency plus prefetch in all), and the handler slots (concurrency), so
+ * that no executor, however many threads it has, runs more jobs at once. A job reserved ahead
+ * waits for a handler slot without having started, and can still be given back unstarted.
+ */
+final class JobSlots {
+
+	private final int concurrency;
+
+	private final int held;
+
+	private final Semaphore slots;
+
+	private final Semaphore handlerSlots;
+
+	// by identity, not job id: a job given back and reserved again may run here twice for a moment
+	private final Set<RunningJob> jobs = ConcurrentHashMap.newKeySet();
+
+	JobSlots(int concurrency, int prefetch) {
+		this.concurrency = concurrency;
+		this.held = concurrency + prefetch;
+		this.slots = new Semaphore(this.held);
+		this.handlerSlots = new Semaphore(concurrency);
+	}
+
+	/** How many more jobs may be reserved now. */
+	int free() {
+		return this.slots.availablePermits();
+	}
+
+	/** How many of the jobs to reserve now would find a handler slot at once. */
+	int startNow() {
+		return Math.max(0, this.concurrency - this.jobs.size());
+	}
+
+	/**
+	 * Wait until a slot is free, without taking it.
+	 * @param timeout the longest wait
+	 */
+	void awaitFree(Duration timeout) throws InterruptedException {
+		if (this.slots.tryAcquire(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+			this.slots.release();
+		}
+	}
+
+	/** Hold a reserved job: it takes a slot (one is free, as no more were reserved). */
+	RunningJob hold(ReservedJob job) {
+		this.slots.acquireUninterruptibly();
+		RunningJob running = new RunningJob(job);
+		this.jobs.add(running);
+		return running;
+	}
+
+	/**
+	 * Run a held job on the calling thread once a handler slot is free, unless it was given back
+	 * meanwhile, then free its slots.
+	 * @param job the job
+	 * @param handler what runs it
+	 */
+	void run(RunningJob job, Consumer<RunningJob> handler) {
+		try {
+			this.handlerSlots.acquire();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			release(job);
+			return;
+		}
+		try {
+			if (job.started(Thread.currentThread())) {
+				handler.accept(job);
+			}
+		}
+		finally {
+			// no interrupt can reach this thread once the job is marked finished; then clear any
+			// that arrived before, so the pooled thread starts its next job clean
+			job.finished();
+			Thread.interrupted();
+			this.handlerSlots.release();
+			release(job);
+		}
+	}
+
+	/** Free a job's slot once its handler is done, or once it will never run. */
+	void release(RunningJob job) {
+		job.finished();
+		if (this.jobs.remove(job)) {
+			this.slots.release();
+		}
+	}
+
+	/** The jobs held now: running, or reserved ahead and waiting for a handler slot. */
+	Collection<RunningJob> jobs() {
+		return this.jobs;
+	}
+
+	/**
+	 * Wait until no job is held.
+	 * @param timeout the longest wait
+	 * @return whether none is held
+	 */
+	boolean awaitIdle(Duration timeout) {
+		try {
+			if (this.slots.tryAcquire(this.held, timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+				this.slots.release(this.held);
+				return true;
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		return this.jobs.isEmpty();
+	}
+
+	/**
+	 * Give up the jobs reserved ahead that have not started: they never run here.
+	 * @return those jobs
+	 */
+	List<JobRef> abandonWaiting() {
+		List<JobRef> waiting = new ArrayList<>();
+		for (RunningJob job : this.jobs) {
+			if (job.abandonIfNotStarted()) {
+				waiting.add(job.job().ref());
+			}
+		}
+		return waiting;
+	}
+
+	/**
+	 * Mark the leases of the jobs still running as lost, interrupting their handlers; a job
+	 * settled meanwhile is left alone (its thread may be sending acknowledgements).
+	 * @return the jobs whose leases were marked lost
+	 */
+	List<JobRef> loseRunning() {
+		List<JobRef> unfinished = new ArrayList<>();
+		for (RunningJob job : this.jobs) {
+			if (job.hasStarted() && job.loseLease()) {
+				unfinished.add(job.job().ref());
+			}
+		}
+		return unfinished;
+	}
+
+}

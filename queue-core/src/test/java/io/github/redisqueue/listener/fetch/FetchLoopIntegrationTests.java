@@ -1,0 +1,134 @@
+package io.github.redisqueue.listener.fetch;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import java.util.stream.IntStream;
+
+import io.github.redisqueue.core.JobInfo;
+import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.JobState;
+import io.github.redisqueue.core.QueueAdminOperations;
+import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.listener.ContainerOptions;
+import io.github.redisqueue.listener.ack.AckBatcher;
+import io.github.redisqueue.test.AbstractRedisIntegrationTests;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The fetch loop on a real Redis, on an executor with a thread per job (as with virtual
+ * threads): it never runs more handlers than its concurrency, and its drain gives back the jobs
+ * that waited without counting them and the jobs that outlast the timeout as lost.
+ */
+class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
+
+	private static final String QUEUE = "fetched";
+
+	private QueueTemplate queues;
+
+	// counts and jobs
+	private QueueAdminOperations admin;
+
+	private AckBatcher acks;
+
+	// the loop under test, for handlers that look at it
+	private volatile FetchLoop loop;
+
+	@BeforeEach
+	void createParts() {
+		this.queues = new QueueTemplate(this.connectionFactory);
+		this.admin = this.queues;
+		this.acks = new AckBatcher(this.queues, QUEUE);
+	}
+
+	@Test
+	void neverRunsMoreHandlersThanItsConcurrencyOnAThreadPerJobExecutor() {
+		AtomicInteger running = new AtomicInteger();
+		AtomicInteger peak = new AtomicInteger();
+		AtomicInteger heldPeak = new AtomicInteger();
+		FetchLoop loop = start(2, 4, (job) -> {
+			peak.accumulateAndGet(running.incrementAndGet(), Math::max);
+			heldPeak.accumulateAndGet(this.loop.runningJobs().size(), Math::max);
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+			running.decrementAndGet();
+			this.acks.complete(job.job().ref());
+		});
+		this.queues.enqueueAll(QUEUE, IntStream.range(0, 30).boxed().toList(), JobOptions.defaults());
+		try {
+			await().atMost(Duration.ofSeconds(20)).until(() -> this.admin.counts(QUEUE).total("completed") == 30);
+		}
+		finally {
+			loop.drain(Duration.ofSeconds(5));
+		}
+
+		assertThat(peak.get()).as("handlers at once").isLessThanOrEqualTo(2);
+		assertThat(heldPeak.get()).as("jobs held at once (reserved ahead and waiting)").isGreaterThan(2);
+	}
+
+	@Test
+	void drainGivesBackAWaitingJobUncountedAndARunningOneAsLost() throws Exception {
+		Set<String> ran = ConcurrentHashMap.newKeySet();
+		CountDownLatch started = new CountDownLatch(1);
+		AtomicBoolean interrupted = new AtomicBoolean();
+		FetchLoop loop = start(1, 1, (job) -> {
+			ran.add(job.job().id());
+			started.countDown();
+			try {
+				new CountDownLatch(1).await(); // runs until interrupted
+			}
+			catch (InterruptedException ex) {
+				interrupted.set(true);
+			}
+		});
+		JobOptions once = JobOptions.builder().maxAttempts(1).build();
+		String running = this.queues.enqueue(QUEUE, "running", once).id();
+		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+		// reserved ahead: it waits for the only handler slot
+		String waiting = this.queues.enqueue(QUEUE, "waiting", once).id();
+		await().atMost(Duration.ofSeconds(5)).until(() -> loop.runningJobs().size() == 2);
+
+		loop.drain(Duration.ofMillis(200));
+
+		assertThat(interrupted).isTrue();
+		assertThat(ran).containsExactly(running);
+		assertThat(state(waiting)).as("given back counting nothing").contains(JobState.READY);
+		assertThat(this.admin.job(QUEUE, waiting).orElseThrow()).satisfies((info) -> {
+			assertThat(info.attempts()).isZero();
+			assertThat(info.lastError()).as("no loss recorded").isNull();
+		});
+		assertThat(state(running)).as("lost once, at max attempts 1").contains(JobState.DEAD);
+		assertThat(this.admin.job(QUEUE, running).orElseThrow().lastError()).contains("without an outcome");
+		assertThat(this.admin.counts(QUEUE).total("reaped")).as("jobs taken back as lost").isEqualTo(1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> loop.runningJobs().isEmpty());
+	}
+
+	private FetchLoop start(int concurrency, int prefetch, Consumer<RunningJob> handler) {
+		ContainerOptions options = ContainerOptions.defaults()
+			.withConcurrency(concurrency)
+			.withPrefetch(prefetch)
+			.withPollInterval(Duration.ofMillis(100));
+		FetchLoop loop = new FetchLoop(this.queues, QUEUE, "worker#fetch", options,
+				new SimpleAsyncTaskExecutor("fetch-test-job-"), handler, this.acks);
+		this.loop = loop;
+		new SimpleAsyncTaskExecutor("fetch-test-loop-").execute(loop);
+		return loop;
+	}
+
+	private Optional<JobState> state(String id) {
+		return this.admin.job(QUEUE, id).map(JobInfo::state);
+	}
+
+}
