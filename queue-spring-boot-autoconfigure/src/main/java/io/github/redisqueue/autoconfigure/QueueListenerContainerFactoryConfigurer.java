@@ -1,8 +1,6 @@
 package io.github.redisqueue.autoconfigure;
 
 import java.time.Duration;
-import java.util.function.BiFunction;
-import java.util.function.Consumer;
 
 import io.github.redisqueue.autoconfigure.QueueProperties.QueueListenerSettings;
 import io.github.redisqueue.config.DefaultQueueListenerContainerFactory;
@@ -61,58 +59,42 @@ public class QueueListenerContainerFactoryConfigurer {
 
 	static ContainerOptions defaults(QueueProperties.Listener listener) {
 		QueueProperties.BackOff backoff = listener.getBackoff();
-		return ContainerOptions.defaults()
-			.withConcurrency(listener.getConcurrency())
-			.withLease(listener.getLease())
-			.withPrefetch(listener.getPrefetch())
-			.withPollInterval(listener.getPollInterval())
-			.withShutdownTimeout(listener.getShutdownTimeout())
-			.withMaxAttempts(listener.getMaxAttempts())
-			.withBackOff(ContainerOptions.exponentialBackOff(backoff.getInitial(), backoff.getMultiplier(),
-					backoff.getMax()))
-			.withAcknowledgementMode(listener.getAckMode())
-			.withAutoStartup(listener.isAutoStartup());
+		return ContainerOptions.builder()
+			.concurrency(listener.getConcurrency())
+			.lease(listener.getLease())
+			.prefetch(listener.getPrefetch())
+			.pollInterval(listener.getPollInterval())
+			.shutdownTimeout(listener.getShutdownTimeout())
+			.maxAttempts(listener.getMaxAttempts())
+			.backOff(backoff.getInitial(), backoff.getMultiplier(), backoff.getMax())
+			.acknowledgementMode(listener.getAckMode())
+			.autoStartup(listener.isAutoStartup())
+			.build();
 	}
 
 	static ContainerOptions apply(ContainerOptions base, QueueListenerSettings settings) {
-		Options options = new Options(base);
+		ContainerOptions.Builder options = base.toBuilder();
 		PropertyMapper map = PropertyMapper.get();
-		map.from(settings.getConcurrency()).to(options.with(ContainerOptions::withConcurrency));
-		map.from(settings.getLease()).to(options.with(ContainerOptions::withLease));
-		map.from(settings.getPrefetch()).to(options.with(ContainerOptions::withPrefetch));
-		map.from(settings.getPollInterval()).to(options.with(ContainerOptions::withPollInterval));
-		map.from(settings.getShutdownTimeout()).to(options.with(ContainerOptions::withShutdownTimeout));
-		map.from(settings.getMaxAttempts()).to(options.with(ContainerOptions::withMaxAttempts));
-		map.from(settings.getAckMode()).to(options.with(ContainerOptions::withAcknowledgementMode));
-		map.from(settings.getAutoStartup()).to(options.with(ContainerOptions::withAutoStartup));
+		map.from(settings.getConcurrency()).to(options::concurrency);
+		map.from(settings.getLease()).to(options::lease);
+		map.from(settings.getPrefetch()).to(options::prefetch);
+		map.from(settings.getPollInterval()).to(options::pollInterval);
+		map.from(settings.getShutdownTimeout()).to(options::shutdownTimeout);
+		map.from(settings.getMaxAttempts()).to(options::maxAttempts);
+		map.from(settings.getAckMode()).to(options::acknowledgementMode);
+		map.from(settings.getAutoStartup()).to(options::autoStartup);
 		if (settings.getBackoffInitial() != null || settings.getBackoffMultiplier() != null
 				|| settings.getBackoffMax() != null) {
-			options.value = options.value.withBackOff(ContainerOptions.exponentialBackOff(
-					orDefault(settings.getBackoffInitial(), ContainerOptions.DEFAULT_BACKOFF_INITIAL),
+			options.backOff(orDefault(settings.getBackoffInitial(), ContainerOptions.DEFAULT_BACKOFF_INITIAL),
 					(settings.getBackoffMultiplier() != null) ? settings.getBackoffMultiplier()
 							: ContainerOptions.DEFAULT_BACKOFF_MULTIPLIER,
-					orDefault(settings.getBackoffMax(), ContainerOptions.DEFAULT_BACKOFF_MAX)));
+					orDefault(settings.getBackoffMax(), ContainerOptions.DEFAULT_BACKOFF_MAX));
 		}
-		return options.value;
+		return options.build();
 	}
 
 	private static Duration orDefault(@Nullable Duration value, Duration fallback) {
 		return (value != null) ? value : fallback;
-	}
-
-	/** Immutable options changed one property at a time. */
-	private static final class Options {
-
-		private ContainerOptions value;
-
-		Options(ContainerOptions value) {
-			this.value = value;
-		}
-
-		<T> Consumer<T> with(BiFunction<ContainerOptions, T, ContainerOptions> wither) {
-			return (argument) -> this.value = wither.apply(this.value, argument);
-		}
-
 	}
 
 }

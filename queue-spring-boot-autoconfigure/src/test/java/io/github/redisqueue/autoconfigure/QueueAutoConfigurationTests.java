@@ -185,7 +185,7 @@ class QueueAutoConfigurationTests {
 
 		@Bean
 		QueueSettings mySettings() {
-			return QueueSettings.defaults().withKeyPrefix("mine");
+			return QueueSettings.builder().keyPrefix("mine").build();
 		}
 
 	}
@@ -196,7 +196,7 @@ class QueueAutoConfigurationTests {
 		@Bean
 		DefaultQueueListenerContainerFactory queueListenerContainerFactory(QueueTemplate template) {
 			DefaultQueueListenerContainerFactory factory = new DefaultQueueListenerContainerFactory(template);
-			factory.setContainerOptions(factory.getContainerOptions().withConcurrency(42));
+			factory.setContainerOptions(factory.getContainerOptions().toBuilder().concurrency(42).build());
 			return factory;
 		}
 
