@@ -109,7 +109,8 @@ public class MethodQueueListenerEndpoint implements QueueListenerEndpoint {
 	}
 
 	/**
-	 * The given options with the settings of this endpoint that are set.
+	 * The given options with the settings of this endpoint that are set. A back-off value left
+	 * unset keeps the one of the given options.
 	 */
 	@Override
 	public ContainerOptions customize(ContainerOptions options) {
@@ -118,11 +119,9 @@ public class MethodQueueListenerEndpoint implements QueueListenerEndpoint {
 		ifSet(this.lease, builder::lease);
 		ifSet(this.prefetch, builder::prefetch);
 		ifSet(this.maxAttempts, builder::maxAttempts);
-		if (this.backOffInitial != null || this.backOffMultiplier != null || this.backOffMax != null) {
-			builder.backOff((this.backOffInitial != null) ? this.backOffInitial : ContainerOptions.DEFAULT_BACKOFF_INITIAL,
-					(this.backOffMultiplier != null) ? this.backOffMultiplier : ContainerOptions.DEFAULT_BACKOFF_MULTIPLIER,
-					(this.backOffMax != null) ? this.backOffMax : ContainerOptions.DEFAULT_BACKOFF_MAX);
-		}
+		ifSet(this.backOffInitial, builder::backOffInitial);
+		ifSet(this.backOffMultiplier, builder::backOffMultiplier);
+		ifSet(this.backOffMax, builder::backOffMax);
 		if (!this.notRetryable.isEmpty()) {
 			builder.notRetryable(this.notRetryable);
 		}

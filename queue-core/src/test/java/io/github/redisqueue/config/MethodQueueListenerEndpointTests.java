@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * An endpoint changes only the settings its annotation names: everything else keeps what the
- * factory gives for the queue.
+ * An endpoint changes only the settings its annotation names: everything else, each back-off
+ * value included, keeps what the factory gives for the queue.
  */
 class MethodQueueListenerEndpointTests {
 
@@ -24,6 +24,20 @@ class MethodQueueListenerEndpointTests {
 	@Test
 	void endpointWithoutSettingsKeepsTheQueueOptions() {
 		assertThat(endpoint().customize(this.queueOptions)).isEqualTo(this.queueOptions);
+	}
+
+	@Test
+	void partialBackOffKeepsTheQueuesOtherBackOffValues() {
+		MethodQueueListenerEndpoint endpoint = endpoint();
+		endpoint.setBackOff(Duration.ofMillis(250), null, null);
+		endpoint.setConcurrency(2);
+		ContainerOptions options = endpoint.customize(this.queueOptions);
+		assertThat(options).isEqualTo(this.queueOptions.toBuilder()
+			.backOffInitial(Duration.ofMillis(250))
+			.concurrency(2)
+			.build());
+		assertThat(options.backOffMultiplier()).isEqualTo(3.0);
+		assertThat(options.backOffMax()).isEqualTo(Duration.ofSeconds(10));
 	}
 
 	@Test

@@ -61,7 +61,7 @@ public final class QueueAutoConfiguration {
 			.keyPrefix(properties.getKeyPrefix())
 			.workerId(properties.getWorkerId())
 			.maxPayloadBytes((int) properties.getMaxPayloadSize().toBytes())
-			.defaultMaxAttempts(properties.getMaxAttempts())
+			.defaultMaxAttempts(properties.getDefaultMaxAttempts())
 			.completedRetention(properties.getRetention().getCompleted())
 			.deadRetention(properties.getRetention().getDead())
 			.reapBatch(properties.getReaper().getBatch())
