@@ -121,22 +121,14 @@ public class QueueProperties implements Validator {
 		this.defaultMaxAttempts = defaultMaxAttempts;
 	}
 
-	/**
-	 * Attempts a job gets when its enqueue options name none.
-	 * @return the default max attempts
-	 * @deprecated since 0.1.0 for removal in 0.2.0 in favour of {@link #getDefaultMaxAttempts()}
-	 */
+	/** @deprecated since 0.1.0 for removal in 0.2.0 in favour of {@link #getDefaultMaxAttempts()} */
 	@Deprecated(since = "0.1.0", forRemoval = true)
 	@DeprecatedConfigurationProperty(replacement = "queue.default-max-attempts", since = "0.1.0")
 	public int getMaxAttempts() {
 		return getDefaultMaxAttempts();
 	}
 
-	/**
-	 * Set the attempts a job gets when its enqueue options name none.
-	 * @param maxAttempts the default max attempts
-	 * @deprecated since 0.1.0 for removal in 0.2.0 in favour of {@link #setDefaultMaxAttempts(int)}
-	 */
+	/** @deprecated since 0.1.0 for removal in 0.2.0 in favour of {@link #setDefaultMaxAttempts(int)} */
 	@Deprecated(since = "0.1.0", forRemoval = true)
 	public void setMaxAttempts(int maxAttempts) {
 		deprecated("queue.max-attempts", "queue.default-max-attempts");
@@ -317,33 +309,21 @@ public class QueueProperties implements Validator {
 			this.autoStartup = autoStartup;
 		}
 
-		/**
-		 * Set the first back-off delay ({@code queue.queues.<name>.backoff-initial}).
-		 * @param initial the delay
-		 * @deprecated since 0.1.0 for removal in 0.2.0 in favour of {@code backoff.initial}
-		 */
+		/** @deprecated since 0.1.0 for removal in 0.2.0 in favour of {@code backoff.initial} */
 		@Deprecated(since = "0.1.0", forRemoval = true)
 		public void setBackoffInitial(@Nullable Duration initial) {
 			deprecated("queue.queues.<name>.backoff-initial", "queue.queues.<name>.backoff.initial");
 			this.backoff.setInitial(initial);
 		}
 
-		/**
-		 * Set the back-off multiplier ({@code queue.queues.<name>.backoff-multiplier}).
-		 * @param multiplier the factor
-		 * @deprecated since 0.1.0 for removal in 0.2.0 in favour of {@code backoff.multiplier}
-		 */
+		/** @deprecated since 0.1.0 for removal in 0.2.0 in favour of {@code backoff.multiplier} */
 		@Deprecated(since = "0.1.0", forRemoval = true)
 		public void setBackoffMultiplier(@Nullable Double multiplier) {
 			deprecated("queue.queues.<name>.backoff-multiplier", "queue.queues.<name>.backoff.multiplier");
 			this.backoff.setMultiplier(multiplier);
 		}
 
-		/**
-		 * Set the longest back-off delay ({@code queue.queues.<name>.backoff-max}).
-		 * @param max the delay
-		 * @deprecated since 0.1.0 for removal in 0.2.0 in favour of {@code backoff.max}
-		 */
+		/** @deprecated since 0.1.0 for removal in 0.2.0 in favour of {@code backoff.max} */
 		@Deprecated(since = "0.1.0", forRemoval = true)
 		public void setBackoffMax(@Nullable Duration max) {
 			deprecated("queue.queues.<name>.backoff-max", "queue.queues.<name>.backoff.max");
