@@ -25,7 +25,7 @@ import org.springframework.context.annotation.Import;
  *     &#064;Bean
  *     DefaultQueueListenerContainerFactory queueListenerContainerFactory(QueueTemplate queueTemplate) {
  *         DefaultQueueListenerContainerFactory factory = new DefaultQueueListenerContainerFactory(queueTemplate);
- *         factory.setContainerOptions(ContainerOptions.defaults().withConcurrency(4));
+ *         factory.setContainerOptions(ContainerOptions.builder().concurrency(4).build());
  *         return factory;
  *     }
  * }

@@ -3,6 +3,7 @@ package io.github.redisqueue.config;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Consumer;
 
 import io.github.redisqueue.listener.AcknowledgementMode;
 import io.github.redisqueue.listener.ContainerOptions;
@@ -107,37 +108,32 @@ public class MethodQueueListenerEndpoint implements QueueListenerEndpoint {
 		this.autoStartup = autoStartup;
 	}
 
+	/**
+	 * The given options with the settings of this endpoint that are set. A back-off value left
+	 * unset keeps the one of the given options.
+	 */
 	@Override
 	public ContainerOptions customize(ContainerOptions options) {
-		ContainerOptions result = options;
-		if (this.concurrency != null) {
-			result = result.withConcurrency(this.concurrency);
-		}
-		if (this.lease != null) {
-			result = result.withLease(this.lease);
-		}
-		if (this.prefetch != null) {
-			result = result.withPrefetch(this.prefetch);
-		}
-		if (this.maxAttempts != null) {
-			result = result.withMaxAttempts(this.maxAttempts);
-		}
-		if (this.backOffInitial != null || this.backOffMultiplier != null || this.backOffMax != null) {
-			result = result.withBackOff(ContainerOptions.exponentialBackOff(
-					(this.backOffInitial != null) ? this.backOffInitial : ContainerOptions.DEFAULT_BACKOFF_INITIAL,
-					(this.backOffMultiplier != null) ? this.backOffMultiplier : ContainerOptions.DEFAULT_BACKOFF_MULTIPLIER,
-					(this.backOffMax != null) ? this.backOffMax : ContainerOptions.DEFAULT_BACKOFF_MAX));
-		}
+		ContainerOptions.Builder builder = options.toBuilder();
+		ifSet(this.concurrency, builder::concurrency);
+		ifSet(this.lease, builder::lease);
+		ifSet(this.prefetch, builder::prefetch);
+		ifSet(this.maxAttempts, builder::maxAttempts);
+		ifSet(this.backOffInitial, builder::backOffInitial);
+		ifSet(this.backOffMultiplier, builder::backOffMultiplier);
+		ifSet(this.backOffMax, builder::backOffMax);
 		if (!this.notRetryable.isEmpty()) {
-			result = result.withNotRetryable(this.notRetryable);
+			builder.notRetryable(this.notRetryable);
 		}
-		if (this.ackMode != null) {
-			result = result.withAcknowledgementMode(this.ackMode);
+		ifSet(this.ackMode, builder::acknowledgementMode);
+		ifSet(this.autoStartup, builder::autoStartup);
+		return builder.build();
+	}
+
+	private static <T> void ifSet(@Nullable T value, Consumer<T> setter) {
+		if (value != null) {
+			setter.accept(value);
 		}
-		if (this.autoStartup != null) {
-			result = result.withAutoStartup(this.autoStartup);
-		}
-		return result;
 	}
 
 	@Override

@@ -134,7 +134,11 @@ public final class JobOptions {
 		return this.expireAfter;
 	}
 
-	/** Attempts the job may use, or {@code null} for the queue's default. */
+	/**
+	 * Attempts the job may use, or {@code null} for the engine-wide default
+	 * ({@link QueueSettings#defaultMaxAttempts()}); there is no per-queue default. A listener
+	 * container with max attempts of its own replaces the job's when it reserves the job.
+	 */
 	public @Nullable Integer getMaxAttempts() {
 		return this.maxAttempts;
 	}

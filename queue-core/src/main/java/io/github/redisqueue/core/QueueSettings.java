@@ -5,26 +5,27 @@ import java.net.InetAddress;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
 /**
- * Engine-wide settings of a {@link QueueTemplate}. Immutable; start from {@link #defaults()} and
- * change with the {@code with...} methods, each of which checks its value.
+ * Engine-wide settings of a {@link QueueTemplate}. Immutable; start from {@link #defaults()} or
+ * {@link #builder()}, and derive changed settings with {@link #toBuilder()}:
  *
- * @param keyPrefix prefix of every Redis key (default {@code rq})
- * @param workerId identity recorded on leases this process holds (default {@code host:pid})
- * @param maxPayloadBytes largest serialized payload accepted at enqueue (default 1 MiB)
- * @param defaultMaxAttempts attempts a job gets when its options name none (default 3)
- * @param completedRetention how long completed jobs are kept; zero deletes them at once (default)
- * @param deadRetention how long dead jobs are kept; zero keeps them until purged (default 7 days)
- * @param reclaimBatch most expired leases a single reserve call takes back (default 100)
- * @param reapBatch most jobs a reaper pass handles per step (default 1,000)
- * @param enqueueChunk most jobs sent in one script call by a bulk enqueue (default 500)
+ * <pre class="code">
+ * QueueSettings settings = QueueSettings.builder()
+ *         .keyPrefix("jobs")
+ *         .workerId("orders-0")
+ *         .build();
+ * </pre>
+ *
+ * {@link Builder#build()} refuses values the engine cannot work with, naming the value and the
+ * rule.
+ *
  * @since 0.1.0
  */
-public record QueueSettings(String keyPrefix, String workerId, int maxPayloadBytes, int defaultMaxAttempts,
-		Duration completedRetention, Duration deadRetention, int reclaimBatch, int reapBatch, int enqueueChunk) {
+public final class QueueSettings {
 
 	/** Default key prefix. */
 	public static final String DEFAULT_KEY_PREFIX = "rq";
@@ -38,31 +39,158 @@ public record QueueSettings(String keyPrefix, String workerId, int maxPayloadByt
 	/** Largest reclaim and reap batch: bounds the work of one script call. */
 	public static final int MAX_BATCH = 10_000;
 
+	/** Default retention of completed jobs: none, they are deleted when acknowledged. */
+	public static final Duration DEFAULT_COMPLETED_RETENTION = Duration.ZERO;
+
 	/** Default retention of dead jobs. */
 	public static final Duration DEFAULT_DEAD_RETENTION = Duration.ofDays(7);
 
-	public QueueSettings {
-		QueueNames.validatePrefix(keyPrefix);
-		if (workerId.isBlank() || workerId.length() > 200 || workerId.indexOf('#') >= 0) {
-			throw new IllegalArgumentException("Worker id '" + workerId
-					+ "' is invalid: it must have 1 to 200 characters and no '#' (it separates the worker from the listener in lease identities)");
-		}
-		positive("Max payload size", maxPayloadBytes);
-		if (defaultMaxAttempts < 1 || defaultMaxAttempts > JobOptions.MAX_ATTEMPTS_LIMIT) {
-			throw new IllegalArgumentException("Default max attempts " + defaultMaxAttempts
-					+ " is out of range: it must be from 1 to " + JobOptions.MAX_ATTEMPTS_LIMIT);
-		}
-		notNegative("Completed-job retention", completedRetention);
-		notNegative("Dead-job retention", deadRetention);
-		batch("Reclaim batch", reclaimBatch);
-		batch("Reap batch", reapBatch);
-		positive("Enqueue chunk", enqueueChunk);
+	/** Default most expired leases one reserve call takes back. */
+	public static final int DEFAULT_RECLAIM_BATCH = 100;
+
+	/** Default most jobs a reaper pass handles per queue and step. */
+	public static final int DEFAULT_REAP_BATCH = 1000;
+
+	/** Default most jobs a bulk enqueue sends in one script call. */
+	public static final int DEFAULT_ENQUEUE_CHUNK = 500;
+
+	private final String keyPrefix;
+
+	private final String workerId;
+
+	private final int maxPayloadBytes;
+
+	private final int defaultMaxAttempts;
+
+	private final Duration completedRetention;
+
+	private final Duration deadRetention;
+
+	private final int reclaimBatch;
+
+	private final int reapBatch;
+
+	private final int enqueueChunk;
+
+	private QueueSettings(Builder builder, String workerId) {
+		this.keyPrefix = builder.keyPrefix;
+		this.workerId = workerId;
+		this.maxPayloadBytes = builder.maxPayloadBytes;
+		this.defaultMaxAttempts = builder.defaultMaxAttempts;
+		this.completedRetention = builder.completedRetention;
+		this.deadRetention = builder.deadRetention;
+		this.reclaimBatch = builder.reclaimBatch;
+		this.reapBatch = builder.reapBatch;
+		this.enqueueChunk = builder.enqueueChunk;
 	}
 
-	/** The default settings, with a worker id made of host name and process id. */
+	/**
+	 * The default settings, with a worker id made of host name and process id.
+	 * @return the default settings
+	 */
 	public static QueueSettings defaults() {
-		return new QueueSettings(DEFAULT_KEY_PREFIX, defaultWorkerId(), DEFAULT_MAX_PAYLOAD_BYTES, DEFAULT_MAX_ATTEMPTS,
-				Duration.ZERO, DEFAULT_DEAD_RETENTION, 100, 1000, 500);
+		return builder().build();
+	}
+
+	/**
+	 * A builder starting from the defaults.
+	 * @return a new builder
+	 */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	/**
+	 * A builder starting from these settings.
+	 * @return a new builder
+	 */
+	public Builder toBuilder() {
+		Builder builder = new Builder();
+		builder.keyPrefix = this.keyPrefix;
+		builder.workerId = this.workerId;
+		builder.maxPayloadBytes = this.maxPayloadBytes;
+		builder.defaultMaxAttempts = this.defaultMaxAttempts;
+		builder.completedRetention = this.completedRetention;
+		builder.deadRetention = this.deadRetention;
+		builder.reclaimBatch = this.reclaimBatch;
+		builder.reapBatch = this.reapBatch;
+		builder.enqueueChunk = this.enqueueChunk;
+		return builder;
+	}
+
+	/**
+	 * Prefix of every Redis key (default {@code rq}).
+	 * @return the key prefix
+	 */
+	public String keyPrefix() {
+		return this.keyPrefix;
+	}
+
+	/**
+	 * Identity recorded on leases this process holds (default {@code host:pid}, see
+	 * {@link #defaultWorkerId()}).
+	 * @return the worker id
+	 */
+	public String workerId() {
+		return this.workerId;
+	}
+
+	/**
+	 * Largest serialized payload accepted at enqueue (default 1 MiB).
+	 * @return the limit in bytes
+	 */
+	public int maxPayloadBytes() {
+		return this.maxPayloadBytes;
+	}
+
+	/**
+	 * Attempts a job gets when its enqueue options name none (default 3). It is stored on the
+	 * job at enqueue; a listener container with max attempts of its own replaces it when it
+	 * reserves the job.
+	 * @return the default max attempts
+	 */
+	public int defaultMaxAttempts() {
+		return this.defaultMaxAttempts;
+	}
+
+	/**
+	 * How long completed jobs are kept; zero deletes them at once (default).
+	 * @return the retention
+	 */
+	public Duration completedRetention() {
+		return this.completedRetention;
+	}
+
+	/**
+	 * How long dead jobs are kept; zero keeps them until purged (default 7 days).
+	 * @return the retention
+	 */
+	public Duration deadRetention() {
+		return this.deadRetention;
+	}
+
+	/**
+	 * Most expired leases a single reserve call takes back (default 100).
+	 * @return the reclaim batch
+	 */
+	public int reclaimBatch() {
+		return this.reclaimBatch;
+	}
+
+	/**
+	 * Most jobs a reaper pass handles per queue and step (default 1,000).
+	 * @return the reap batch
+	 */
+	public int reapBatch() {
+		return this.reapBatch;
+	}
+
+	/**
+	 * Most jobs sent in one script call by a bulk enqueue (default 500).
+	 * @return the enqueue chunk
+	 */
+	public int enqueueChunk() {
+		return this.enqueueChunk;
 	}
 
 	/**
@@ -105,68 +233,199 @@ public record QueueSettings(String keyPrefix, String workerId, int maxPayloadByt
 		return !name.equals("localhost") && !name.startsWith("localhost.");
 	}
 
-	public QueueSettings withKeyPrefix(String keyPrefix) {
-		return new QueueSettings(keyPrefix, this.workerId, this.maxPayloadBytes, this.defaultMaxAttempts,
-				this.completedRetention, this.deadRetention, this.reclaimBatch, this.reapBatch, this.enqueueChunk);
-	}
-
-	public QueueSettings withWorkerId(String workerId) {
-		return new QueueSettings(this.keyPrefix, workerId, this.maxPayloadBytes, this.defaultMaxAttempts,
-				this.completedRetention, this.deadRetention, this.reclaimBatch, this.reapBatch, this.enqueueChunk);
-	}
-
-	public QueueSettings withMaxPayloadBytes(int maxPayloadBytes) {
-		return new QueueSettings(this.keyPrefix, this.workerId, maxPayloadBytes, this.defaultMaxAttempts,
-				this.completedRetention, this.deadRetention, this.reclaimBatch, this.reapBatch, this.enqueueChunk);
-	}
-
-	public QueueSettings withDefaultMaxAttempts(int defaultMaxAttempts) {
-		return new QueueSettings(this.keyPrefix, this.workerId, this.maxPayloadBytes, defaultMaxAttempts,
-				this.completedRetention, this.deadRetention, this.reclaimBatch, this.reapBatch, this.enqueueChunk);
-	}
-
-	public QueueSettings withCompletedRetention(Duration completedRetention) {
-		return new QueueSettings(this.keyPrefix, this.workerId, this.maxPayloadBytes, this.defaultMaxAttempts,
-				completedRetention, this.deadRetention, this.reclaimBatch, this.reapBatch, this.enqueueChunk);
-	}
-
-	public QueueSettings withDeadRetention(Duration deadRetention) {
-		return new QueueSettings(this.keyPrefix, this.workerId, this.maxPayloadBytes, this.defaultMaxAttempts,
-				this.completedRetention, deadRetention, this.reclaimBatch, this.reapBatch, this.enqueueChunk);
-	}
-
-	public QueueSettings withReclaimBatch(int reclaimBatch) {
-		return new QueueSettings(this.keyPrefix, this.workerId, this.maxPayloadBytes, this.defaultMaxAttempts,
-				this.completedRetention, this.deadRetention, reclaimBatch, this.reapBatch, this.enqueueChunk);
-	}
-
-	public QueueSettings withReapBatch(int reapBatch) {
-		return new QueueSettings(this.keyPrefix, this.workerId, this.maxPayloadBytes, this.defaultMaxAttempts,
-				this.completedRetention, this.deadRetention, this.reclaimBatch, reapBatch, this.enqueueChunk);
-	}
-
-	public QueueSettings withEnqueueChunk(int enqueueChunk) {
-		return new QueueSettings(this.keyPrefix, this.workerId, this.maxPayloadBytes, this.defaultMaxAttempts,
-				this.completedRetention, this.deadRetention, this.reclaimBatch, this.reapBatch, enqueueChunk);
-	}
-
-	private static void batch(String what, int value) {
-		if (value < 1 || value > MAX_BATCH) {
-			throw new IllegalArgumentException(
-					what + " " + value + " is out of range: it must be from 1 to " + MAX_BATCH);
+	@Override
+	public boolean equals(@Nullable Object other) {
+		if (this == other) {
+			return true;
 		}
+		if (!(other instanceof QueueSettings that)) {
+			return false;
+		}
+		return this.keyPrefix.equals(that.keyPrefix) && this.workerId.equals(that.workerId)
+				&& this.maxPayloadBytes == that.maxPayloadBytes && this.defaultMaxAttempts == that.defaultMaxAttempts
+				&& this.completedRetention.equals(that.completedRetention)
+				&& this.deadRetention.equals(that.deadRetention) && this.reclaimBatch == that.reclaimBatch
+				&& this.reapBatch == that.reapBatch && this.enqueueChunk == that.enqueueChunk;
 	}
 
-	private static void positive(String what, int value) {
-		if (value <= 0) {
-			throw new IllegalArgumentException(what + " " + value + " must be positive");
-		}
+	@Override
+	public int hashCode() {
+		return Objects.hash(this.keyPrefix, this.workerId, this.maxPayloadBytes, this.defaultMaxAttempts,
+				this.completedRetention, this.deadRetention, this.reclaimBatch, this.reapBatch, this.enqueueChunk);
 	}
 
-	private static void notNegative(String what, Duration value) {
-		if (value.isNegative()) {
-			throw new IllegalArgumentException(what + " " + value + " must not be negative");
+	@Override
+	public String toString() {
+		return "QueueSettings[keyPrefix=" + this.keyPrefix + ", workerId=" + this.workerId + ", maxPayloadBytes="
+				+ this.maxPayloadBytes + ", defaultMaxAttempts=" + this.defaultMaxAttempts + ", completedRetention="
+				+ this.completedRetention + ", deadRetention=" + this.deadRetention + ", reclaimBatch="
+				+ this.reclaimBatch + ", reapBatch=" + this.reapBatch + ", enqueueChunk=" + this.enqueueChunk + "]";
+	}
+
+	/**
+	 * Builder for {@link QueueSettings}. The setters take any value; {@link #build()} checks
+	 * them.
+	 */
+	public static final class Builder {
+
+		private String keyPrefix = DEFAULT_KEY_PREFIX;
+
+		private @Nullable String workerId;
+
+		private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
+
+		private int defaultMaxAttempts = DEFAULT_MAX_ATTEMPTS;
+
+		private Duration completedRetention = DEFAULT_COMPLETED_RETENTION;
+
+		private Duration deadRetention = DEFAULT_DEAD_RETENTION;
+
+		private int reclaimBatch = DEFAULT_RECLAIM_BATCH;
+
+		private int reapBatch = DEFAULT_REAP_BATCH;
+
+		private int enqueueChunk = DEFAULT_ENQUEUE_CHUNK;
+
+		private Builder() {
 		}
+
+		/**
+		 * Prefix of every Redis key: letters, digits, '.', '_' or '-'.
+		 * @param keyPrefix the prefix
+		 * @return this builder
+		 */
+		public Builder keyPrefix(String keyPrefix) {
+			this.keyPrefix = Objects.requireNonNull(keyPrefix, "keyPrefix");
+			return this;
+		}
+
+		/**
+		 * Identity recorded on leases this process holds: 1 to 200 characters, no '#'.
+		 * @param workerId the worker id, or {@code null} for {@link QueueSettings#defaultWorkerId()}
+		 * @return this builder
+		 */
+		public Builder workerId(@Nullable String workerId) {
+			this.workerId = workerId;
+			return this;
+		}
+
+		/**
+		 * Largest serialized payload accepted at enqueue, positive.
+		 * @param maxPayloadBytes the limit in bytes
+		 * @return this builder
+		 */
+		public Builder maxPayloadBytes(int maxPayloadBytes) {
+			this.maxPayloadBytes = maxPayloadBytes;
+			return this;
+		}
+
+		/**
+		 * Attempts a job gets when its enqueue options name none, from 1 to
+		 * {@value JobOptions#MAX_ATTEMPTS_LIMIT}.
+		 * @param defaultMaxAttempts the attempts
+		 * @return this builder
+		 */
+		public Builder defaultMaxAttempts(int defaultMaxAttempts) {
+			this.defaultMaxAttempts = defaultMaxAttempts;
+			return this;
+		}
+
+		/**
+		 * How long completed jobs are kept; zero deletes them at once.
+		 * @param completedRetention the retention
+		 * @return this builder
+		 */
+		public Builder completedRetention(Duration completedRetention) {
+			this.completedRetention = Objects.requireNonNull(completedRetention, "completedRetention");
+			return this;
+		}
+
+		/**
+		 * How long dead jobs are kept; zero keeps them until purged.
+		 * @param deadRetention the retention
+		 * @return this builder
+		 */
+		public Builder deadRetention(Duration deadRetention) {
+			this.deadRetention = Objects.requireNonNull(deadRetention, "deadRetention");
+			return this;
+		}
+
+		/**
+		 * Most expired leases a single reserve call takes back, from 1 to
+		 * {@value QueueSettings#MAX_BATCH}.
+		 * @param reclaimBatch the batch
+		 * @return this builder
+		 */
+		public Builder reclaimBatch(int reclaimBatch) {
+			this.reclaimBatch = reclaimBatch;
+			return this;
+		}
+
+		/**
+		 * Most jobs a reaper pass handles per queue and step, from 1 to
+		 * {@value QueueSettings#MAX_BATCH}.
+		 * @param reapBatch the batch
+		 * @return this builder
+		 */
+		public Builder reapBatch(int reapBatch) {
+			this.reapBatch = reapBatch;
+			return this;
+		}
+
+		/**
+		 * Most jobs sent in one script call by a bulk enqueue, positive.
+		 * @param enqueueChunk the chunk size
+		 * @return this builder
+		 */
+		public Builder enqueueChunk(int enqueueChunk) {
+			this.enqueueChunk = enqueueChunk;
+			return this;
+		}
+
+		/**
+		 * The settings.
+		 * @return the settings
+		 * @throws IllegalArgumentException if a value breaks its rule
+		 */
+		public QueueSettings build() {
+			QueueNames.validatePrefix(this.keyPrefix);
+			String workerId = (this.workerId != null) ? this.workerId : defaultWorkerId();
+			if (workerId.isBlank() || workerId.length() > 200 || workerId.indexOf('#') >= 0) {
+				throw new IllegalArgumentException("Worker id '" + workerId
+						+ "' is invalid: it must have 1 to 200 characters and no '#' (it separates the worker from the listener in lease identities)");
+			}
+			positive("Max payload size", this.maxPayloadBytes);
+			if (this.defaultMaxAttempts < 1 || this.defaultMaxAttempts > JobOptions.MAX_ATTEMPTS_LIMIT) {
+				throw new IllegalArgumentException("Default max attempts " + this.defaultMaxAttempts
+						+ " is out of range: it must be from 1 to " + JobOptions.MAX_ATTEMPTS_LIMIT);
+			}
+			notNegative("Completed-job retention", this.completedRetention);
+			notNegative("Dead-job retention", this.deadRetention);
+			batch("Reclaim batch", this.reclaimBatch);
+			batch("Reap batch", this.reapBatch);
+			positive("Enqueue chunk", this.enqueueChunk);
+			return new QueueSettings(this, workerId);
+		}
+
+		private static void batch(String what, int value) {
+			if (value < 1 || value > MAX_BATCH) {
+				throw new IllegalArgumentException(
+						what + " " + value + " is out of range: it must be from 1 to " + MAX_BATCH);
+			}
+		}
+
+		private static void positive(String what, int value) {
+			if (value <= 0) {
+				throw new IllegalArgumentException(what + " " + value + " must be positive");
+			}
+		}
+
+		private static void notNegative(String what, Duration value) {
+			if (value.isNegative()) {
+				throw new IllegalArgumentException(what + " " + value + " must not be negative");
+			}
+		}
+
 	}
 
 }

@@ -47,7 +47,7 @@ class AcknowledgementEdgeIntegrationTests extends AbstractRedisIntegrationTests 
 	@Test
 	void lateAckOfATakenBackJobLeavesItCompletedWhenCompletedJobsAreKept() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
-				QueueSettings.defaults().withCompletedRetention(Duration.ofHours(1)));
+				QueueSettings.builder().completedRetention(Duration.ofHours(1)).build());
 		String id = queues.enqueue("ack", "x").id();
 		ReservedJob job = queues.reserve("ack", 1, SHORT).get(0);
 		takenBack(queues, "ack", id);
@@ -148,7 +148,7 @@ class AcknowledgementEdgeIntegrationTests extends AbstractRedisIntegrationTests 
 	@Test
 	void completionResentToARetainedCompletedJobChangesNothingAndIsNotCountedAgain() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
-				QueueSettings.defaults().withCompletedRetention(Duration.ofHours(1)));
+				QueueSettings.builder().completedRetention(Duration.ofHours(1)).build());
 		Map<JobOutcome, Long> events = recordEvents(queues);
 		String id = queues.enqueue("ack", "x").id();
 		ReservedJob job = queues.reserveBatch("ack", 1, LONG, "w#ack").jobs().get(0);

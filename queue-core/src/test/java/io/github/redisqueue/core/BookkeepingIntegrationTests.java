@@ -78,7 +78,7 @@ class BookkeepingIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void completedJobsKeptUnderARetentionArePurgedOnceTheRetentionIsBackToZero() {
 		QueueTemplate keeping = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
-				QueueSettings.defaults().withCompletedRetention(Duration.ofHours(1)));
+				QueueSettings.builder().completedRetention(Duration.ofHours(1)).build());
 		String id = keeping.enqueue("f11", "x").id();
 		assertThat(keeping.complete("f11", keeping.reserve("f11", 1, LEASE).get(0).ref())).isEqualTo(AckResult.OK);
 		assertThat(keeping.job("f11", id).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
@@ -96,7 +96,7 @@ class BookkeepingIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void reaperPassOverEveryQueuePurgesCompletedJobsLeftFromARetention() {
 		QueueTemplate keeping = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
-				QueueSettings.defaults().withCompletedRetention(Duration.ofHours(1)));
+				QueueSettings.builder().completedRetention(Duration.ofHours(1)).build());
 		keeping.enqueueAll("f11", List.of("a", "b", "c"), JobOptions.defaults());
 		keeping.completeAll("f11", keeping.reserve("f11", 3, LEASE).stream().map(ReservedJob::ref).toList());
 		assertThat(keeping.counts("f11").completed()).isEqualTo(3);

@@ -123,7 +123,7 @@ class CorruptJobHashIntegrationTests extends AbstractRedisIntegrationTests {
 		damage(queues, ids.get(4), "headers", "{not json");
 		ConcurrentLinkedQueue<String> handled = new ConcurrentLinkedQueue<>();
 		QueueListenerContainer container = new QueueListenerContainer("corrupt", QUEUE, queues,
-				(job, ack) -> handled.add(job.id()), ContainerOptions.defaults().withPollInterval(Duration.ofMillis(100)),
+				(job, ack) -> handled.add(job.id()), ContainerOptions.builder().pollInterval(Duration.ofMillis(100)).build(),
 				null, null);
 		container.start();
 		try {

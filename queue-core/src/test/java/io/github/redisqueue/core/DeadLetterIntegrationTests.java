@@ -93,7 +93,7 @@ class DeadLetterIntegrationTests extends AbstractRedisIntegrationTests {
 	void retryAllAndPurgeAllEmptyTheDeadLetters() {
 		// a small batch makes "all" take several steps
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
-				QueueSettings.defaults().withReapBatch(7));
+				QueueSettings.builder().reapBatch(7).build());
 		killAll(queues, 20);
 		assertThat(queues.retryAllDead("d")).isEqualTo(20);
 		assertThat(queues.counts("d").dead()).isZero();
@@ -110,9 +110,10 @@ class DeadLetterIntegrationTests extends AbstractRedisIntegrationTests {
 
 	@Test
 	void retentionPurgesCompletedAndDeadJobs() {
-		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(), QueueSettings.defaults()
-					.withCompletedRetention(Duration.ofMillis(200))
-					.withDeadRetention(Duration.ofMillis(200)));
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(), QueueSettings.builder()
+					.completedRetention(Duration.ofMillis(200))
+					.deadRetention(Duration.ofMillis(200))
+					.build());
 		String done = queues.enqueue("d", "done").id();
 		queues.complete("d", queues.reserve("d", 1, LEASE).get(0).ref());
 		assertThat(queues.job("d", done).orElseThrow().state()).isEqualTo(JobState.COMPLETED);

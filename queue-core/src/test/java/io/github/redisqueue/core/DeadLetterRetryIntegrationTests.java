@@ -136,7 +136,7 @@ class DeadLetterRetryIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void retryAllDeadTouchesEachDeadJobOnceWhileConsumersFailThemAgainAtOnce() throws Exception {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
-				QueueSettings.defaults().withReapBatch(10));
+				QueueSettings.builder().reapBatch(10).build());
 		queues.enqueueAll("f16", IntStream.range(0, 50).boxed().toList(), JobOptions.builder().maxAttempts(1).build());
 		for (ReservedJob job : queues.reserve("f16", 50, LEASE)) {
 			queues.retry("f16", job.ref(), "fails at once", Duration.ZERO);
@@ -154,7 +154,7 @@ class DeadLetterRetryIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void retryAllDeadOfExpiredJobsReturnsAtOnceWhileConsumersRunAndTheJobsRun() throws Exception {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
-				QueueSettings.defaults().withReapBatch(10));
+				QueueSettings.builder().reapBatch(10).build());
 		List<EnqueueResult> enqueued = queues.enqueueAll("f16", IntStream.range(0, 50).boxed().toList(),
 				JobOptions.builder().expireAfter(Duration.ofMillis(200)).build());
 		RedisClock.awaitPast(this.redis, queues.job("f16", enqueued.get(49).id()).orElseThrow().expireAt());

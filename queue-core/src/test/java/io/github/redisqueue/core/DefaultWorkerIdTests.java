@@ -36,7 +36,7 @@ class DefaultWorkerIdTests {
 	void resultIsAValidWorkerId() {
 		String id = QueueSettings.defaultWorkerId("odd#host" + "x".repeat(300), null, 123456);
 		assertThat(id).doesNotContain("#").hasSizeLessThanOrEqualTo(200).endsWith(":123456");
-		assertThat(QueueSettings.defaults().withWorkerId(id).workerId()).isEqualTo(id);
+		assertThat(QueueSettings.builder().workerId(id).build().workerId()).isEqualTo(id);
 		assertThat(QueueSettings.defaults().workerId()).endsWith(":" + ProcessHandle.current().pid());
 	}
 

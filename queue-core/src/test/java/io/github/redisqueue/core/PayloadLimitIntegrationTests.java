@@ -20,7 +20,7 @@ class PayloadLimitIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void oversizedPayloadIsRefusedWithSizeAndLimitAndNothingIsWritten() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
-				QueueSettings.defaults().withMaxPayloadBytes(1024));
+				QueueSettings.builder().maxPayloadBytes(1024).build());
 
 		assertThatExceptionOfType(PayloadTooLargeException.class)
 			.isThrownBy(() -> queues.enqueue("big", "x".repeat(2048)))

@@ -143,13 +143,13 @@ class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 	// F07
 	@Test
 	void reaperAndReclaimBatchesAboveTenThousandAreRefusedWithTheAllowedRange() {
-		assertThatIllegalArgumentException().isThrownBy(() -> QueueSettings.defaults().withReapBatch(10_001))
+		assertThatIllegalArgumentException().isThrownBy(() -> QueueSettings.builder().reapBatch(10_001).build())
 			.satisfies((ex) -> assertThat(ex.getMessage()).containsAnyOf("10001", "10,001")
 				.containsAnyOf("10000", "10,000"));
-		assertThatIllegalArgumentException().isThrownBy(() -> QueueSettings.defaults().withReclaimBatch(10_001))
+		assertThatIllegalArgumentException().isThrownBy(() -> QueueSettings.builder().reclaimBatch(10_001).build())
 			.satisfies((ex) -> assertThat(ex.getMessage()).containsAnyOf("10001", "10,001")
 				.containsAnyOf("10000", "10,000"));
-		assertThat(QueueSettings.defaults().withReapBatch(10_000).withReclaimBatch(10_000).reapBatch())
+		assertThat(QueueSettings.builder().reapBatch(10_000).reclaimBatch(10_000).build().reapBatch())
 			.isEqualTo(10_000);
 	}
 
@@ -207,10 +207,11 @@ class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	private QueueTemplate bigBatches(Duration completedRetention) {
-		return new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(), QueueSettings.defaults()
-			.withReapBatch(10_000)
-			.withReclaimBatch(10_000)
-			.withCompletedRetention(completedRetention));
+		return new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(), QueueSettings.builder()
+			.reapBatch(10_000)
+			.reclaimBatch(10_000)
+			.completedRetention(completedRetention)
+			.build());
 	}
 
 	/** Enqueues delayed jobs and waits until all are due by the Redis clock; returns the last id. */

@@ -69,13 +69,13 @@ class ValidationTests {
 		QueueSettings defaults = QueueSettings.defaults();
 		assertThat(defaults.maxPayloadBytes()).isEqualTo(1024 * 1024);
 		assertThat(defaults.workerId()).contains(":");
-		assertThatIllegalArgumentException().isThrownBy(() -> defaults.withMaxPayloadBytes(0))
+		assertThatIllegalArgumentException().isThrownBy(() -> defaults.toBuilder().maxPayloadBytes(0).build())
 			.withMessageContaining("Max payload size 0");
-		assertThatIllegalArgumentException().isThrownBy(() -> defaults.withKeyPrefix("a:b"))
+		assertThatIllegalArgumentException().isThrownBy(() -> defaults.toBuilder().keyPrefix("a:b").build())
 			.withMessageContaining("Key prefix 'a:b'");
-		assertThatIllegalArgumentException().isThrownBy(() -> defaults.withDeadRetention(Duration.ofSeconds(-1)))
+		assertThatIllegalArgumentException().isThrownBy(() -> defaults.toBuilder().deadRetention(Duration.ofSeconds(-1)).build())
 			.withMessageContaining("Dead-job retention");
-		assertThatIllegalArgumentException().isThrownBy(() -> defaults.withDefaultMaxAttempts(0))
+		assertThatIllegalArgumentException().isThrownBy(() -> defaults.toBuilder().defaultMaxAttempts(0).build())
 			.withMessageContaining("Default max attempts 0");
 	}
 

@@ -89,11 +89,11 @@ class WorkerRegistryEdgeIntegrationTests extends AbstractRedisIntegrationTests {
 	// F09
 	@Test
 	void workerIdWithAHashIsRefused() {
-		assertThatIllegalArgumentException().isThrownBy(() -> QueueSettings.defaults().withWorkerId("batch#2"))
+		assertThatIllegalArgumentException().isThrownBy(() -> QueueSettings.builder().workerId("batch#2").build())
 			.withMessageContaining("#");
-		assertThatIllegalArgumentException().isThrownBy(() -> QueueSettings.defaults().withWorkerId("batch#"))
+		assertThatIllegalArgumentException().isThrownBy(() -> QueueSettings.builder().workerId("batch#").build())
 			.withMessageContaining("#");
-		assertThat(QueueSettings.defaults().withWorkerId("batch-2").workerId()).isEqualTo("batch-2");
+		assertThat(QueueSettings.builder().workerId("batch-2").build().workerId()).isEqualTo("batch-2");
 	}
 
 	// F09

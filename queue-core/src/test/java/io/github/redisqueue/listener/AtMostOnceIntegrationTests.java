@@ -43,11 +43,12 @@ class AtMostOnceIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	private static ContainerOptions options(Duration lease) {
-		return ListenerTestSupport.fast(ContainerOptions.defaults())
-			.withAcknowledgementMode(AcknowledgementMode.AT_MOST_ONCE)
-			.withLease(lease)
-			.withConcurrency(1)
-			.withPrefetch(1);
+		return ListenerTestSupport.fast(ContainerOptions.defaults()).toBuilder()
+			.acknowledgementMode(AcknowledgementMode.AT_MOST_ONCE)
+			.lease(lease)
+			.concurrency(1)
+			.prefetch(1)
+			.build();
 	}
 
 	@Test

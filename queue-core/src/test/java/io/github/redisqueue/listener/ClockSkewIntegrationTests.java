@@ -33,7 +33,7 @@ class ClockSkewIntegrationTests extends AbstractRedisIntegrationTests {
 		AtomicInteger handled = new AtomicInteger();
 		QueueListenerContainer container = new QueueListenerContainer("skew", "skew", queues,
 				(job, ack) -> handled.incrementAndGet(),
-				ContainerOptions.defaults().withPollInterval(Duration.ofSeconds(1)).withLease(Duration.ofSeconds(30)),
+				ContainerOptions.builder().pollInterval(Duration.ofSeconds(1)).lease(Duration.ofSeconds(30)).build(),
 				null, null);
 		container.start();
 		try {

@@ -134,7 +134,7 @@ class CompletionResendIntegrationTests extends AbstractRedisIntegrationTests {
 
 	private static QueueListenerContainer container(QueueTemplate queues, String queue, JobListener listener) {
 		QueueListenerContainer container = new QueueListenerContainer(queue, queue, queues, listener,
-				ListenerTestSupport.fast(ContainerOptions.defaults()).withLease(Duration.ofSeconds(1)), null, null);
+				ListenerTestSupport.fast(ContainerOptions.defaults()).toBuilder().lease(Duration.ofSeconds(1)).build(), null, null);
 		container.start();
 		return container;
 	}

@@ -42,10 +42,11 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 	private QueueListenerContainer container(QueueTemplate queues, String queue, ContainerOptions options,
 			JobListener listener) {
 		QueueListenerContainer container = new QueueListenerContainer(queue + "-container", queue, queues, listener,
-				ListenerTestSupport.fast(ContainerOptions.defaults()).withConcurrency(options.concurrency())
-					.withLease(options.lease())
-					.withAcknowledgementMode(options.acknowledgementMode())
-					.withShutdownTimeout(options.shutdownTimeout()),
+				ListenerTestSupport.fast(ContainerOptions.defaults()).toBuilder().concurrency(options.concurrency())
+					.lease(options.lease())
+					.acknowledgementMode(options.acknowledgementMode())
+					.shutdownTimeout(options.shutdownTimeout())
+					.build(),
 				null, null);
 		this.containers.add(container);
 		container.start();
@@ -56,7 +57,7 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 	void alwaysModeCompletesAJobWhoseListenerThrows() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		AtomicInteger calls = new AtomicInteger();
-		container(queues, "always", ContainerOptions.defaults().withAcknowledgementMode(AcknowledgementMode.ALWAYS),
+		container(queues, "always", ContainerOptions.builder().acknowledgementMode(AcknowledgementMode.ALWAYS).build(),
 				(job, ack) -> {
 					calls.incrementAndGet();
 					throw new IllegalStateException("ignored");
@@ -73,7 +74,7 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		Map<String, Integer> seen = new ConcurrentHashMap<>();
 		container(queues, "manual",
-				ContainerOptions.defaults().withAcknowledgementMode(AcknowledgementMode.MANUAL).withLease(Duration.ofMillis(300)),
+				ContainerOptions.builder().acknowledgementMode(AcknowledgementMode.MANUAL).lease(Duration.ofMillis(300)).build(),
 				(job, ack) -> {
 					int count = seen.merge(job.payloadAsString(), 1, Integer::sum);
 					if (job.payloadAsString().contains("ack") || count > 1) {
@@ -92,7 +93,7 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		AtomicInteger calls = new AtomicInteger();
 		List<JobState> stateDuringHandler = new ArrayList<>();
-		container(queues, "once", ContainerOptions.defaults().withAcknowledgementMode(AcknowledgementMode.AT_MOST_ONCE),
+		container(queues, "once", ContainerOptions.builder().acknowledgementMode(AcknowledgementMode.AT_MOST_ONCE).build(),
 				(job, ack) -> {
 					calls.incrementAndGet();
 					stateDuringHandler.add(queues.job("once", job.id()).map((info) -> info.state()).orElse(null));
@@ -112,7 +113,7 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		Duration lease = Duration.ofMillis(300);
 		AtomicInteger calls = new AtomicInteger();
-		container(queues, "slow", ContainerOptions.defaults().withLease(lease).withConcurrency(2), (job, ack) -> {
+		container(queues, "slow", ContainerOptions.builder().lease(lease).concurrency(2).build(), (job, ack) -> {
 			calls.incrementAndGet();
 			LockSupport.parkNanos(lease.multipliedBy(4).toNanos()); // the work: four leases long
 		});
@@ -127,7 +128,7 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 	void delayedJobEnqueuedWhileTheContainerWaitsRunsWhenDue() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		AtomicInteger calls = new AtomicInteger();
-		container(queues, "later", ContainerOptions.defaults().withConcurrency(2), (job, ack) -> calls.incrementAndGet());
+		container(queues, "later", ContainerOptions.builder().concurrency(2).build(), (job, ack) -> calls.incrementAndGet());
 		long start = System.nanoTime();
 		queues.enqueue("later", "x", JobOptions.builder().delay(Duration.ofMillis(500)).build());
 
@@ -140,7 +141,7 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		AtomicInteger running = new AtomicInteger();
 		AtomicInteger peak = new AtomicInteger();
-		container(queues, "capped", ContainerOptions.defaults().withConcurrency(4), (job, ack) -> {
+		container(queues, "capped", ContainerOptions.builder().concurrency(4).build(), (job, ack) -> {
 			int now = running.incrementAndGet();
 			peak.accumulateAndGet(now, Math::max);
 			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(15));
@@ -158,7 +159,7 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 		CountDownLatch started = new CountDownLatch(2);
 		Map<String, Integer> calls = new ConcurrentHashMap<>();
 		QueueListenerContainer container = container(queues, "graceful",
-				ContainerOptions.defaults().withConcurrency(2).withShutdownTimeout(Duration.ofSeconds(10)), (job, ack) -> {
+				ContainerOptions.builder().concurrency(2).shutdownTimeout(Duration.ofSeconds(10)).build(), (job, ack) -> {
 					calls.merge(job.id(), 1, Integer::sum);
 					started.countDown();
 					LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
@@ -178,7 +179,7 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		CountDownLatch started = new CountDownLatch(1);
 		QueueListenerContainer container = container(queues, "stuck",
-				ContainerOptions.defaults().withShutdownTimeout(Duration.ofMillis(200)).withLease(Duration.ofMinutes(5)),
+				ContainerOptions.builder().shutdownTimeout(Duration.ofMillis(200)).lease(Duration.ofMinutes(5)).build(),
 				(job, ack) -> {
 					started.countDown();
 					new CountDownLatch(1).await(); // runs until interrupted
@@ -201,7 +202,7 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 		for (int run = 1; run <= 2; run++) {
 			CountDownLatch started = new CountDownLatch(1);
 			QueueListenerContainer container = container(queues, "hangs",
-					ContainerOptions.defaults().withShutdownTimeout(Duration.ofMillis(200)).withLease(Duration.ofMinutes(5)),
+					ContainerOptions.builder().shutdownTimeout(Duration.ofMillis(200)).lease(Duration.ofMinutes(5)).build(),
 					(job, ack) -> {
 						started.countDown();
 						new CountDownLatch(1).await(); // runs until interrupted
@@ -224,7 +225,7 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		CountDownLatch started = new CountDownLatch(1);
 		QueueListenerContainer container = container(queues, "expiring",
-				ContainerOptions.defaults().withShutdownTimeout(Duration.ofMillis(200)).withLease(Duration.ofMinutes(5)),
+				ContainerOptions.builder().shutdownTimeout(Duration.ofMillis(200)).lease(Duration.ofMinutes(5)).build(),
 				(job, ack) -> {
 					started.countDown();
 					new CountDownLatch(1).await(); // runs until interrupted
@@ -268,7 +269,7 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 		};
 		QueueListenerContainer container = new QueueListenerContainer("broken-container", "broken", queues,
 				(job, ack) -> {
-				}, ListenerTestSupport.fast(ContainerOptions.defaults()).withConcurrency(2), null, broken);
+				}, ListenerTestSupport.fast(ContainerOptions.defaults()).toBuilder().concurrency(2).build(), null, broken);
 		this.containers.add(container);
 		assertThat(container.getFailure()).isNull();
 		container.start();

@@ -32,7 +32,7 @@ class IdleContainerIntegrationTests {
 				QueueTemplate queues = new QueueTemplate(factory);
 				AtomicInteger handled = new AtomicInteger();
 				container = new QueueListenerContainer("idle", "idle", queues, (job, ack) -> handled.incrementAndGet(),
-						ContainerOptions.defaults().withPollInterval(POLL).withConcurrency(4), null, null);
+						ContainerOptions.builder().pollInterval(POLL).concurrency(4).build(), null, null);
 				container.start();
 				await().atMost(Duration.ofSeconds(5))
 					.until(() -> TestRedis.commandStats(server.endpoint()).getOrDefault("blmove", 0L) >= 1);

@@ -41,7 +41,7 @@ class LeaseLossIntegrationTests extends AbstractRedisIntegrationTests {
 					throw ex;
 				}
 			}
-		}, ContainerOptions.defaults().withLease(Duration.ofMillis(300)).withPollInterval(Duration.ofMillis(100)), null,
+		}, ContainerOptions.builder().lease(Duration.ofMillis(300)).pollInterval(Duration.ofMillis(100)).build(), null,
 				null);
 		container.start();
 		try {

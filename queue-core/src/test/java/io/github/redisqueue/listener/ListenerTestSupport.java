@@ -35,9 +35,10 @@ final class ListenerTestSupport {
 	}
 
 	static ContainerOptions fast(ContainerOptions options) {
-		return options.withPollInterval(Duration.ofMillis(200))
-			.withShutdownTimeout(Duration.ofSeconds(5))
-			.withBackOff(ContainerOptions.exponentialBackOff(Duration.ofMillis(50), 2.0, Duration.ofMillis(200)));
+		return options.toBuilder().pollInterval(Duration.ofMillis(200))
+			.shutdownTimeout(Duration.ofSeconds(5))
+			.backOff(Duration.ofMillis(50), 2.0, Duration.ofMillis(200))
+			.build();
 	}
 
 	static QueueListenerEndpointRegistry registry(AnnotationConfigApplicationContext context) {

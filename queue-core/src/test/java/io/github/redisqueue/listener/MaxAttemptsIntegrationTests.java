@@ -33,9 +33,10 @@ class MaxAttemptsIntegrationTests extends AbstractRedisIntegrationTests {
 
 	private QueueListenerContainer start(QueueTemplate queues, String queue, int maxAttempts, JobListener listener) {
 		// a short lease: the lease keeper notices a lost lease within a third of it
-		ContainerOptions options = ListenerTestSupport.fast(ContainerOptions.defaults())
-			.withMaxAttempts(maxAttempts)
-			.withLease(Duration.ofSeconds(1));
+		ContainerOptions options = ListenerTestSupport.fast(ContainerOptions.defaults()).toBuilder()
+			.maxAttempts(maxAttempts)
+			.lease(Duration.ofSeconds(1))
+			.build();
 		QueueListenerContainer container = new QueueListenerContainer(queue, queue, queues, listener, options, null,
 				null);
 		this.containers.add(container);

@@ -52,7 +52,7 @@ class WorkerProcessIntegrationTests extends AbstractRedisIntegrationTests {
 		Map<String, Integer> handledHere = new ConcurrentHashMap<>();
 		QueueListenerContainer survivor = new QueueListenerContainer("survivor", "crash", queues,
 				(job, ack) -> handledHere.merge(job.id(), 1, Integer::sum),
-				ContainerOptions.defaults().withConcurrency(4).withPollInterval(Duration.ofMillis(200)), null, null);
+				ContainerOptions.builder().concurrency(4).pollInterval(Duration.ofMillis(200)).build(), null, null);
 		survivor.start();
 		try {
 			await().atMost(Duration.ofSeconds(30)).until(() -> queues.counts("crash").total("completed") == 20);

@@ -37,11 +37,12 @@ public final class WorkerProcessMain {
 			}
 			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(300));
 			redis.opsForSet().add(queue + ":finished", job.id());
-		}, ContainerOptions.defaults()
-			.withConcurrency(2)
-			.withLease(Duration.ofSeconds(2))
-			.withPollInterval(Duration.ofMillis(200))
-			.withShutdownTimeout(Duration.ofSeconds(hang ? 1 : 10)), null, null);
+		}, ContainerOptions.builder()
+			.concurrency(2)
+			.lease(Duration.ofSeconds(2))
+			.pollInterval(Duration.ofMillis(200))
+			.shutdownTimeout(Duration.ofSeconds(hang ? 1 : 10))
+			.build(), null, null);
 		CountDownLatch stopped = new CountDownLatch(1);
 		Runtime.getRuntime().addShutdownHook(new Thread(() -> {
 			container.stop();

@@ -57,14 +57,15 @@ public final class QueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	QueueSettings queueSettings(QueueProperties properties) {
-		QueueSettings settings = QueueSettings.defaults()
-			.withKeyPrefix(properties.getKeyPrefix())
-			.withMaxPayloadBytes((int) properties.getMaxPayloadSize().toBytes())
-			.withDefaultMaxAttempts(properties.getMaxAttempts())
-			.withCompletedRetention(properties.getRetention().getCompleted())
-			.withDeadRetention(properties.getRetention().getDead())
-			.withReapBatch(properties.getReaper().getBatch());
-		return (properties.getWorkerId() != null) ? settings.withWorkerId(properties.getWorkerId()) : settings;
+		return QueueSettings.builder()
+			.keyPrefix(properties.getKeyPrefix())
+			.workerId(properties.getWorkerId())
+			.maxPayloadBytes((int) properties.getMaxPayloadSize().toBytes())
+			.defaultMaxAttempts(properties.getDefaultMaxAttempts())
+			.completedRetention(properties.getRetention().getCompleted())
+			.deadRetention(properties.getRetention().getDead())
+			.reapBatch(properties.getReaper().getBatch())
+			.build();
 	}
 
 	@Bean

@@ -9,6 +9,7 @@ import io.github.redisqueue.config.DefaultQueueListenerContainerFactory;
 import io.github.redisqueue.config.QueueListenerConfigUtils;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.config.QueueListenerEndpointRegistry;
+import io.github.redisqueue.listener.ContainerOptions;
 import io.github.redisqueue.listener.DeadLetterCallback;
 import io.github.redisqueue.listener.QueueListenerContainer;
 import io.github.redisqueue.listener.WorkerHeartbeat;
@@ -71,7 +72,9 @@ public final class QueueListenerAutoConfiguration {
 		}
 		Duration timeout = Duration.ofMillis(lettuce.getTimeout());
 		Map<String, Duration> pollIntervals = new LinkedHashMap<>();
-		pollIntervals.put("queue.listener.poll-interval", properties.getListener().getPollInterval());
+		Duration listenerPollInterval = properties.getListener().getPollInterval();
+		pollIntervals.put("queue.listener.poll-interval",
+				(listenerPollInterval != null) ? listenerPollInterval : ContainerOptions.DEFAULT_POLL_INTERVAL);
 		properties.getQueues().forEach((queue, settings) -> {
 			if (settings.getPollInterval() != null) {
 				pollIntervals.put("queue.queues.[" + queue + "].poll-interval", settings.getPollInterval());

@@ -1,10 +1,5 @@
 package io.github.redisqueue.autoconfigure;
 
-import java.time.Duration;
-import java.util.function.BiFunction;
-import java.util.function.Consumer;
-
-import io.github.redisqueue.autoconfigure.QueueProperties.QueueListenerSettings;
 import io.github.redisqueue.config.DefaultQueueListenerContainerFactory;
 import io.github.redisqueue.listener.ContainerOptions;
 import io.github.redisqueue.listener.DeadLetterCallback;
@@ -31,6 +26,13 @@ public class QueueListenerContainerFactoryConfigurer {
 
 	private final @Nullable ObservationRegistry observationRegistry;
 
+	/**
+	 * Create a configurer.
+	 * @param properties the properties to copy
+	 * @param deadLetterCallback told about every dead-lettered job, if any
+	 * @param taskExecutor runs the jobs of every container, if any
+	 * @param observationRegistry observes every listener invocation, if any
+	 */
 	public QueueListenerContainerFactoryConfigurer(QueueProperties properties,
 			@Nullable DeadLetterCallback deadLetterCallback, @Nullable TaskExecutor taskExecutor,
 			@Nullable ObservationRegistry observationRegistry) {
@@ -46,11 +48,13 @@ public class QueueListenerContainerFactoryConfigurer {
 	}
 
 	/**
-	 * Configure a factory with the properties.
+	 * Configure a factory with the properties: {@code queue.listener.*} over the core defaults
+	 * for every container, then {@code queue.queues.<name>.*} over those for the containers of
+	 * each queue.
 	 * @param factory the factory
 	 */
 	public void configure(DefaultQueueListenerContainerFactory factory) {
-		factory.setContainerOptions(defaults(this.properties.getListener()));
+		factory.setContainerOptions(apply(ContainerOptions.defaults(), this.properties.getListener()));
 		this.properties.getQueues()
 			.forEach((queue, settings) -> factory.setQueueOptions(queue, (base) -> apply(base, settings)));
 		PropertyMapper map = PropertyMapper.get();
@@ -59,60 +63,29 @@ public class QueueListenerContainerFactoryConfigurer {
 		map.from(this.observationRegistry).to(factory::setObservationRegistry);
 	}
 
-	static ContainerOptions defaults(QueueProperties.Listener listener) {
-		QueueProperties.BackOff backoff = listener.getBackoff();
-		return ContainerOptions.defaults()
-			.withConcurrency(listener.getConcurrency())
-			.withLease(listener.getLease())
-			.withPrefetch(listener.getPrefetch())
-			.withPollInterval(listener.getPollInterval())
-			.withShutdownTimeout(listener.getShutdownTimeout())
-			.withMaxAttempts(listener.getMaxAttempts())
-			.withBackOff(ContainerOptions.exponentialBackOff(backoff.getInitial(), backoff.getMultiplier(),
-					backoff.getMax()))
-			.withAcknowledgementMode(listener.getAckMode())
-			.withAutoStartup(listener.isAutoStartup());
-	}
-
-	static ContainerOptions apply(ContainerOptions base, QueueListenerSettings settings) {
-		Options options = new Options(base);
+	/**
+	 * The given options with the listener settings that are set; each back-off value left unset
+	 * keeps the one of the given options.
+	 * @param base the options to start from
+	 * @param settings the settings of one level ({@code queue.listener} or one queue)
+	 * @return the options
+	 */
+	static ContainerOptions apply(ContainerOptions base, QueueProperties.Listener settings) {
+		ContainerOptions.Builder options = base.toBuilder();
 		PropertyMapper map = PropertyMapper.get();
-		map.from(settings.getConcurrency()).to(options.with(ContainerOptions::withConcurrency));
-		map.from(settings.getLease()).to(options.with(ContainerOptions::withLease));
-		map.from(settings.getPrefetch()).to(options.with(ContainerOptions::withPrefetch));
-		map.from(settings.getPollInterval()).to(options.with(ContainerOptions::withPollInterval));
-		map.from(settings.getShutdownTimeout()).to(options.with(ContainerOptions::withShutdownTimeout));
-		map.from(settings.getMaxAttempts()).to(options.with(ContainerOptions::withMaxAttempts));
-		map.from(settings.getAckMode()).to(options.with(ContainerOptions::withAcknowledgementMode));
-		map.from(settings.getAutoStartup()).to(options.with(ContainerOptions::withAutoStartup));
-		if (settings.getBackoffInitial() != null || settings.getBackoffMultiplier() != null
-				|| settings.getBackoffMax() != null) {
-			options.value = options.value.withBackOff(ContainerOptions.exponentialBackOff(
-					orDefault(settings.getBackoffInitial(), ContainerOptions.DEFAULT_BACKOFF_INITIAL),
-					(settings.getBackoffMultiplier() != null) ? settings.getBackoffMultiplier()
-							: ContainerOptions.DEFAULT_BACKOFF_MULTIPLIER,
-					orDefault(settings.getBackoffMax(), ContainerOptions.DEFAULT_BACKOFF_MAX)));
-		}
-		return options.value;
-	}
-
-	private static Duration orDefault(@Nullable Duration value, Duration fallback) {
-		return (value != null) ? value : fallback;
-	}
-
-	/** Immutable options changed one property at a time. */
-	private static final class Options {
-
-		private ContainerOptions value;
-
-		Options(ContainerOptions value) {
-			this.value = value;
-		}
-
-		<T> Consumer<T> with(BiFunction<ContainerOptions, T, ContainerOptions> wither) {
-			return (argument) -> this.value = wither.apply(this.value, argument);
-		}
-
+		map.from(settings::getConcurrency).to(options::concurrency);
+		map.from(settings::getLease).to(options::lease);
+		map.from(settings::getPrefetch).to(options::prefetch);
+		map.from(settings::getPollInterval).to(options::pollInterval);
+		map.from(settings::getShutdownTimeout).to(options::shutdownTimeout);
+		map.from(settings::getMaxAttempts).to(options::maxAttempts);
+		QueueProperties.Backoff backoff = settings.getBackoff();
+		map.from(backoff::getInitial).to(options::backOffInitial);
+		map.from(backoff::getMultiplier).to(options::backOffMultiplier);
+		map.from(backoff::getMax).to(options::backOffMax);
+		map.from(settings::getAckMode).to(options::acknowledgementMode);
+		map.from(settings::getAutoStartup).to(options::autoStartup);
+		return options.build();
 	}
 
 }

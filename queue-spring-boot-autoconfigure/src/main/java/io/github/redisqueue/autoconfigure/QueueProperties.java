@@ -7,20 +7,26 @@ import java.util.Map;
 import io.github.redisqueue.core.QueueSettings;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.listener.AcknowledgementMode;
-import io.github.redisqueue.listener.ContainerOptions;
+import io.github.redisqueue.listener.lease.QueueReaper;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
 /**
- * Configuration properties of redis-queue, under {@code queue.}.
+ * Configuration properties of redis-queue, under {@code queue.}. The health indicator and the
+ * meters have settings of their own, next to their auto-configurations
+ * ({@code queue.health.*}, {@code queue.metrics.*}).
  *
- * <p>A listener's settings come, from weakest to strongest, from {@code queue.listener.*},
- * then {@code queue.queues.<name>.*} for its queue, then the attributes set on its
- * {@code @QueueListener}.
+ * <p>A listener's settings come, from weakest to strongest, from the core defaults of
+ * {@link io.github.redisqueue.listener.ContainerOptions}, then {@code queue.listener.*}, then
+ * {@code queue.queues.<name>.*} for its queue, then the attributes set on its
+ * {@code @QueueListener}; each level changes only what it sets.
  *
  * <p>The properties check themselves when they are bound: a value that cannot work (such as a
  * reaper batch above 10,000, a lease above 7 days, or a listener's concurrency plus prefetch
@@ -31,6 +37,8 @@ import org.springframework.validation.Validator;
  */
 @ConfigurationProperties("queue")
 public class QueueProperties implements Validator {
+
+	private static final Logger logger = LoggerFactory.getLogger(QueueProperties.class);
 
 	/**
 	 * Prefix of every Redis key of the queues.
@@ -52,7 +60,7 @@ public class QueueProperties implements Validator {
 	/**
 	 * Attempts a job gets when its enqueue options name none.
 	 */
-	private int maxAttempts = QueueSettings.DEFAULT_MAX_ATTEMPTS;
+	private int defaultMaxAttempts = QueueSettings.DEFAULT_MAX_ATTEMPTS;
 
 	/**
 	 * Longest wait of an enqueue call for Redis; past it the call fails with a QueueException
@@ -60,7 +68,16 @@ public class QueueProperties implements Validator {
 	 */
 	private Duration enqueueTimeout = QueueTemplate.DEFAULT_ENQUEUE_TIMEOUT;
 
+	/**
+	 * Settings of every listener container; unset values keep the core defaults.
+	 */
 	private final Listener listener = new Listener();
+
+	/**
+	 * Listener settings per queue name; unset values keep queue.listener.*, and attributes set
+	 * on @QueueListener override them.
+	 */
+	private final Map<String, Listener> queues = new LinkedHashMap<>();
 
 	private final Reaper reaper = new Reaper();
 
@@ -68,19 +85,9 @@ public class QueueProperties implements Validator {
 
 	private final Redis redis = new Redis();
 
-	private final Health health = new Health();
-
 	private final Workers workers = new Workers();
 
-	private final Metrics metrics = new Metrics();
-
 	private final RedisCheck redisCheck = new RedisCheck();
-
-	/**
-	 * Per-queue listener settings, by queue name; they override queue.listener.* and are
-	 * overridden by attributes set on @QueueListener.
-	 */
-	private final Map<String, QueueListenerSettings> queues = new LinkedHashMap<>();
 
 	public String getKeyPrefix() {
 		return this.keyPrefix;
@@ -106,12 +113,26 @@ public class QueueProperties implements Validator {
 		this.maxPayloadSize = maxPayloadSize;
 	}
 
-	public int getMaxAttempts() {
-		return this.maxAttempts;
+	public int getDefaultMaxAttempts() {
+		return this.defaultMaxAttempts;
 	}
 
+	public void setDefaultMaxAttempts(int defaultMaxAttempts) {
+		this.defaultMaxAttempts = defaultMaxAttempts;
+	}
+
+	/** @deprecated since 0.1.0 for removal in 0.2.0 in favour of {@link #getDefaultMaxAttempts()} */
+	@Deprecated(since = "0.1.0", forRemoval = true)
+	@DeprecatedConfigurationProperty(replacement = "queue.default-max-attempts", since = "0.1.0")
+	public int getMaxAttempts() {
+		return getDefaultMaxAttempts();
+	}
+
+	/** @deprecated since 0.1.0 for removal in 0.2.0 in favour of {@link #setDefaultMaxAttempts(int)} */
+	@Deprecated(since = "0.1.0", forRemoval = true)
 	public void setMaxAttempts(int maxAttempts) {
-		this.maxAttempts = maxAttempts;
+		deprecated("queue.max-attempts", "queue.default-max-attempts");
+		setDefaultMaxAttempts(maxAttempts);
 	}
 
 	public Duration getEnqueueTimeout() {
@@ -126,6 +147,10 @@ public class QueueProperties implements Validator {
 		return this.listener;
 	}
 
+	public Map<String, Listener> getQueues() {
+		return this.queues;
+	}
+
 	public Reaper getReaper() {
 		return this.reaper;
 	}
@@ -138,24 +163,12 @@ public class QueueProperties implements Validator {
 		return this.redis;
 	}
 
-	public Health getHealth() {
-		return this.health;
-	}
-
 	public Workers getWorkers() {
 		return this.workers;
 	}
 
-	public Metrics getMetrics() {
-		return this.metrics;
-	}
-
 	public RedisCheck getRedisCheck() {
 		return this.redisCheck;
-	}
-
-	public Map<String, QueueListenerSettings> getQueues() {
-		return this.queues;
 	}
 
 	@Override
@@ -168,15 +181,22 @@ public class QueueProperties implements Validator {
 		QueuePropertiesValidator.validate((QueueProperties) target, errors);
 	}
 
+	private static void deprecated(String property, String replacement) {
+		logger.warn("Property '{}' is deprecated and will be removed in 0.2.0: use '{}' instead", property,
+				replacement);
+	}
+
 	/**
-	 * Default settings of every listener container.
+	 * Settings of listener containers, for all of them ({@code queue.listener}) or for those of
+	 * one queue ({@code queue.queues.<name>}). A value left unset keeps the one of the level
+	 * below.
 	 */
 	public static class Listener {
 
 		/**
 		 * How many jobs of one listener run at once.
 		 */
-		private int concurrency = ContainerOptions.DEFAULT_CONCURRENCY;
+		private @Nullable Integer concurrency;
 
 		/**
 		 * Jobs reserved beyond the concurrency, waiting for a free thread, so that each reserve
@@ -187,201 +207,29 @@ public class QueueProperties implements Validator {
 		/**
 		 * Lease of each reserved job; leases of running jobs are extended every third of it.
 		 */
-		private Duration lease = ContainerOptions.DEFAULT_LEASE;
+		private @Nullable Duration lease;
 
 		/**
 		 * Longest blocking wait on an idle queue before the next reserve.
 		 */
-		private Duration pollInterval = ContainerOptions.DEFAULT_POLL_INTERVAL;
+		private @Nullable Duration pollInterval;
 
 		/**
 		 * How long a stopping container waits for running jobs before giving their leases back.
 		 */
-		private Duration shutdownTimeout = ContainerOptions.DEFAULT_SHUTDOWN_TIMEOUT;
-
-		/**
-		 * Attempts after which a failing job is dead-lettered, overriding the job's own; when
-		 * unset, the job's own.
-		 */
-		private @Nullable Integer maxAttempts;
-
-		private final BackOff backoff = new BackOff();
-
-		/**
-		 * When jobs are acknowledged.
-		 */
-		private AcknowledgementMode ackMode = AcknowledgementMode.ON_SUCCESS;
-
-		/**
-		 * Whether listener containers start with the application.
-		 */
-		private boolean autoStartup = true;
-
-		public int getConcurrency() {
-			return this.concurrency;
-		}
-
-		public void setConcurrency(int concurrency) {
-			this.concurrency = concurrency;
-		}
-
-		public Duration getLease() {
-			return this.lease;
-		}
-
-		public void setLease(Duration lease) {
-			this.lease = lease;
-		}
-
-		public @Nullable Integer getPrefetch() {
-			return this.prefetch;
-		}
-
-		public void setPrefetch(@Nullable Integer prefetch) {
-			this.prefetch = prefetch;
-		}
-
-		public Duration getPollInterval() {
-			return this.pollInterval;
-		}
-
-		public void setPollInterval(Duration pollInterval) {
-			this.pollInterval = pollInterval;
-		}
-
-		public Duration getShutdownTimeout() {
-			return this.shutdownTimeout;
-		}
-
-		public void setShutdownTimeout(Duration shutdownTimeout) {
-			this.shutdownTimeout = shutdownTimeout;
-		}
-
-		public @Nullable Integer getMaxAttempts() {
-			return this.maxAttempts;
-		}
-
-		public void setMaxAttempts(@Nullable Integer maxAttempts) {
-			this.maxAttempts = maxAttempts;
-		}
-
-		public BackOff getBackoff() {
-			return this.backoff;
-		}
-
-		public AcknowledgementMode getAckMode() {
-			return this.ackMode;
-		}
-
-		public void setAckMode(AcknowledgementMode ackMode) {
-			this.ackMode = ackMode;
-		}
-
-		public boolean isAutoStartup() {
-			return this.autoStartup;
-		}
-
-		public void setAutoStartup(boolean autoStartup) {
-			this.autoStartup = autoStartup;
-		}
-
-	}
-
-	/**
-	 * Exponential back-off between attempts of a failed job.
-	 */
-	public static class BackOff {
-
-		/**
-		 * Delay before the second attempt.
-		 */
-		private Duration initial = ContainerOptions.DEFAULT_BACKOFF_INITIAL;
-
-		/**
-		 * Factor between successive delays.
-		 */
-		private double multiplier = ContainerOptions.DEFAULT_BACKOFF_MULTIPLIER;
-
-		/**
-		 * Longest delay.
-		 */
-		private Duration max = ContainerOptions.DEFAULT_BACKOFF_MAX;
-
-		public Duration getInitial() {
-			return this.initial;
-		}
-
-		public void setInitial(Duration initial) {
-			this.initial = initial;
-		}
-
-		public double getMultiplier() {
-			return this.multiplier;
-		}
-
-		public void setMultiplier(double multiplier) {
-			this.multiplier = multiplier;
-		}
-
-		public Duration getMax() {
-			return this.max;
-		}
-
-		public void setMax(Duration max) {
-			this.max = max;
-		}
-
-	}
-
-	/**
-	 * Settings of the listeners of one queue; unset values keep queue.listener.*.
-	 */
-	public static class QueueListenerSettings {
-
-		/**
-		 * How many jobs of one listener run at once.
-		 */
-		private @Nullable Integer concurrency;
-
-		/**
-		 * Jobs reserved beyond the concurrency, waiting for a free thread.
-		 */
-		private @Nullable Integer prefetch;
-
-		/**
-		 * Lease of each reserved job.
-		 */
-		private @Nullable Duration lease;
-
-		/**
-		 * Longest blocking wait on an idle queue.
-		 */
-		private @Nullable Duration pollInterval;
-
-		/**
-		 * How long a stopping container waits for running jobs.
-		 */
 		private @Nullable Duration shutdownTimeout;
 
 		/**
-		 * Attempts after which a failing job is dead-lettered.
+		 * Attempts after which a failing job is dead-lettered, replacing the job's own (upwards
+		 * and downwards) for its failures and the losses of its lease alike; when unset, the
+		 * job's own.
 		 */
 		private @Nullable Integer maxAttempts;
 
 		/**
-		 * Delay before the second attempt.
+		 * Exponential back-off between attempts of a failed job.
 		 */
-		private @Nullable Duration backoffInitial;
-
-		/**
-		 * Factor between successive retry delays.
-		 */
-		private @Nullable Double backoffMultiplier;
-
-		/**
-		 * Longest retry delay.
-		 */
-		private @Nullable Duration backoffMax;
+		private final Backoff backoff = new Backoff();
 
 		/**
 		 * When jobs are acknowledged.
@@ -389,7 +237,7 @@ public class QueueProperties implements Validator {
 		private @Nullable AcknowledgementMode ackMode;
 
 		/**
-		 * Whether the listener containers of this queue start with the application.
+		 * Whether listener containers start with the application.
 		 */
 		private @Nullable Boolean autoStartup;
 
@@ -441,28 +289,8 @@ public class QueueProperties implements Validator {
 			this.maxAttempts = maxAttempts;
 		}
 
-		public @Nullable Duration getBackoffInitial() {
-			return this.backoffInitial;
-		}
-
-		public void setBackoffInitial(@Nullable Duration backoffInitial) {
-			this.backoffInitial = backoffInitial;
-		}
-
-		public @Nullable Double getBackoffMultiplier() {
-			return this.backoffMultiplier;
-		}
-
-		public void setBackoffMultiplier(@Nullable Double backoffMultiplier) {
-			this.backoffMultiplier = backoffMultiplier;
-		}
-
-		public @Nullable Duration getBackoffMax() {
-			return this.backoffMax;
-		}
-
-		public void setBackoffMax(@Nullable Duration backoffMax) {
-			this.backoffMax = backoffMax;
+		public Backoff getBackoff() {
+			return this.backoff;
 		}
 
 		public @Nullable AcknowledgementMode getAckMode() {
@@ -481,6 +309,74 @@ public class QueueProperties implements Validator {
 			this.autoStartup = autoStartup;
 		}
 
+		/** @deprecated since 0.1.0 for removal in 0.2.0 in favour of {@code backoff.initial} */
+		@Deprecated(since = "0.1.0", forRemoval = true)
+		public void setBackoffInitial(@Nullable Duration initial) {
+			deprecated("queue.queues.<name>.backoff-initial", "queue.queues.<name>.backoff.initial");
+			this.backoff.setInitial(initial);
+		}
+
+		/** @deprecated since 0.1.0 for removal in 0.2.0 in favour of {@code backoff.multiplier} */
+		@Deprecated(since = "0.1.0", forRemoval = true)
+		public void setBackoffMultiplier(@Nullable Double multiplier) {
+			deprecated("queue.queues.<name>.backoff-multiplier", "queue.queues.<name>.backoff.multiplier");
+			this.backoff.setMultiplier(multiplier);
+		}
+
+		/** @deprecated since 0.1.0 for removal in 0.2.0 in favour of {@code backoff.max} */
+		@Deprecated(since = "0.1.0", forRemoval = true)
+		public void setBackoffMax(@Nullable Duration max) {
+			deprecated("queue.queues.<name>.backoff-max", "queue.queues.<name>.backoff.max");
+			this.backoff.setMax(max);
+		}
+
+	}
+
+	/**
+	 * Exponential back-off between attempts of a failed job; a value left unset keeps the one of
+	 * the level below.
+	 */
+	public static class Backoff {
+
+		/**
+		 * Delay before the second attempt.
+		 */
+		private @Nullable Duration initial;
+
+		/**
+		 * Factor between successive delays.
+		 */
+		private @Nullable Double multiplier;
+
+		/**
+		 * Longest delay.
+		 */
+		private @Nullable Duration max;
+
+		public @Nullable Duration getInitial() {
+			return this.initial;
+		}
+
+		public void setInitial(@Nullable Duration initial) {
+			this.initial = initial;
+		}
+
+		public @Nullable Double getMultiplier() {
+			return this.multiplier;
+		}
+
+		public void setMultiplier(@Nullable Double multiplier) {
+			this.multiplier = multiplier;
+		}
+
+		public @Nullable Duration getMax() {
+			return this.max;
+		}
+
+		public void setMax(@Nullable Duration max) {
+			this.max = max;
+		}
+
 	}
 
 	/**
@@ -496,12 +392,12 @@ public class QueueProperties implements Validator {
 		/**
 		 * Time between reaper passes.
 		 */
-		private Duration interval = Duration.ofSeconds(5);
+		private Duration interval = QueueReaper.DEFAULT_INTERVAL;
 
 		/**
 		 * Most jobs a reaper pass handles per queue and step.
 		 */
-		private int batch = 1000;
+		private int batch = QueueSettings.DEFAULT_REAP_BATCH;
 
 		public boolean isEnabled() {
 			return this.enabled;
@@ -537,7 +433,7 @@ public class QueueProperties implements Validator {
 		/**
 		 * How long completed jobs are kept; zero deletes them when acknowledged.
 		 */
-		private Duration completed = Duration.ZERO;
+		private Duration completed = QueueSettings.DEFAULT_COMPLETED_RETENTION;
 
 		/**
 		 * How long dead jobs are kept; zero keeps them until purged.
@@ -579,82 +475,6 @@ public class QueueProperties implements Validator {
 
 		public void setUrl(@Nullable String url) {
 			this.url = url;
-		}
-
-	}
-
-
-	/**
-	 * Thresholds of the queue health indicator.
-	 */
-	public static class Health {
-
-		/**
-		 * Dead letters in one queue above which the health turns to the threshold status; no
-		 * threshold when unset.
-		 */
-		private @Nullable Long maxDead;
-
-		/**
-		 * Ready jobs in one queue above which the health turns to the threshold status; no
-		 * threshold when unset.
-		 */
-		private @Nullable Long maxReady;
-
-		/**
-		 * How long the next ready job of one queue may have waited before the health turns to
-		 * the threshold status; no threshold when unset.
-		 */
-		private @Nullable Duration maxHeadAge;
-
-		/**
-		 * Health status when a threshold is passed.
-		 */
-		private String thresholdStatus = "OUT_OF_SERVICE";
-
-		/**
-		 * Longest wait for Redis's answer; past it the health is DOWN.
-		 */
-		private Duration timeout = Duration.ofSeconds(2);
-
-		public @Nullable Duration getMaxHeadAge() {
-			return this.maxHeadAge;
-		}
-
-		public void setMaxHeadAge(@Nullable Duration maxHeadAge) {
-			this.maxHeadAge = maxHeadAge;
-		}
-
-		public Duration getTimeout() {
-			return this.timeout;
-		}
-
-		public void setTimeout(Duration timeout) {
-			this.timeout = timeout;
-		}
-
-		public @Nullable Long getMaxDead() {
-			return this.maxDead;
-		}
-
-		public void setMaxDead(@Nullable Long maxDead) {
-			this.maxDead = maxDead;
-		}
-
-		public @Nullable Long getMaxReady() {
-			return this.maxReady;
-		}
-
-		public void setMaxReady(@Nullable Long maxReady) {
-			this.maxReady = maxReady;
-		}
-
-		public String getThresholdStatus() {
-			return this.thresholdStatus;
-		}
-
-		public void setThresholdStatus(String thresholdStatus) {
-			this.thresholdStatus = thresholdStatus;
 		}
 
 	}
@@ -701,27 +521,6 @@ public class QueueProperties implements Validator {
 
 		public void setTimeToLive(Duration timeToLive) {
 			this.timeToLive = timeToLive;
-		}
-
-	}
-
-
-	/**
-	 * Queue gauges.
-	 */
-	public static class Metrics {
-
-		/**
-		 * Time between reads of the queue counts behind the gauges (one round trip for all queues).
-		 */
-		private Duration refreshInterval = Duration.ofSeconds(10);
-
-		public Duration getRefreshInterval() {
-			return this.refreshInterval;
-		}
-
-		public void setRefreshInterval(Duration refreshInterval) {
-			this.refreshInterval = refreshInterval;
 		}
 
 	}

@@ -3,7 +3,7 @@ package io.github.redisqueue.autoconfigure;
 import java.time.Duration;
 import java.util.Map;
 
-import io.github.redisqueue.autoconfigure.QueueProperties.QueueListenerSettings;
+import io.github.redisqueue.autoconfigure.QueueProperties.Listener;
 import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.QueueNames;
 import io.github.redisqueue.core.QueueSettings;
@@ -61,28 +61,33 @@ final class QueuePropertiesValidator {
 			reject("worker-id", workerId,
 					"it must have 1 to " + MAX_WORKER_ID_LENGTH + " characters, not be blank and have no '#'");
 		}
-		range("max-attempts", properties.getMaxAttempts(), 1, JobOptions.MAX_ATTEMPTS_LIMIT);
+		range("default-max-attempts", properties.getDefaultMaxAttempts(), 1, JobOptions.MAX_ATTEMPTS_LIMIT);
 		range("reaper.batch", properties.getReaper().getBatch(), 1, MAX_BATCH);
 		range("enqueue-timeout", properties.getEnqueueTimeout(), Duration.ofMillis(1), Duration.ofMinutes(10));
 		if (properties.getMaxPayloadSize().toBytes() < 1 || properties.getMaxPayloadSize().toBytes() > Integer.MAX_VALUE) {
 			reject("max-payload-size", properties.getMaxPayloadSize(),
 					"it must be from 1B to " + Integer.MAX_VALUE + "B");
 		}
-		QueueProperties.Listener listener = properties.getListener();
-		range("listener.concurrency", listener.getConcurrency(), 1, MAX_CONCURRENCY);
-		range("listener.prefetch", listener.getPrefetch(), 0, MAX_RESERVE);
-		range("listener.lease", listener.getLease(), MIN_LEASE, MAX_LEASE);
-		range("listener.poll-interval", listener.getPollInterval(), MIN_POLL_INTERVAL, MAX_POLL_INTERVAL);
-		notNegative("listener.shutdown-timeout", listener.getShutdownTimeout());
-		range("listener.max-attempts", listener.getMaxAttempts(), 1, JobOptions.MAX_ATTEMPTS_LIMIT);
-		reserveTotal("listener", listener.getConcurrency(), listener.getPrefetch(),
+		Listener listener = properties.getListener();
+		checkListener("listener", listener);
+		int concurrency = orDefault(listener.getConcurrency(), ContainerOptions.DEFAULT_CONCURRENCY);
+		reserveTotal("listener", concurrency, listener.getPrefetch(),
 				(listener.getPrefetch() != null) ? "listener.prefetch" : "listener.concurrency");
-		for (Map.Entry<String, QueueListenerSettings> entry : properties.getQueues().entrySet()) {
-			checkQueue(entry.getKey(), entry.getValue(), listener);
+		for (Map.Entry<String, Listener> entry : properties.getQueues().entrySet()) {
+			checkQueue(entry.getKey(), entry.getValue(), concurrency, listener.getPrefetch());
 		}
 	}
 
-	private void checkQueue(String queue, QueueListenerSettings settings, QueueProperties.Listener listener) {
+	private void checkListener(String path, Listener settings) {
+		range(path + ".concurrency", settings.getConcurrency(), 1, MAX_CONCURRENCY);
+		range(path + ".prefetch", settings.getPrefetch(), 0, MAX_RESERVE);
+		range(path + ".lease", settings.getLease(), MIN_LEASE, MAX_LEASE);
+		range(path + ".poll-interval", settings.getPollInterval(), MIN_POLL_INTERVAL, MAX_POLL_INTERVAL);
+		notNegative(path + ".shutdown-timeout", settings.getShutdownTimeout());
+		range(path + ".max-attempts", settings.getMaxAttempts(), 1, JobOptions.MAX_ATTEMPTS_LIMIT);
+	}
+
+	private void checkQueue(String queue, Listener settings, int baseConcurrency, @Nullable Integer basePrefetch) {
 		String path = "queues[" + queue + "]";
 		try {
 			QueueNames.validate(queue);
@@ -93,18 +98,17 @@ final class QueuePropertiesValidator {
 					+ " characters, letters, digits, '.', '_' or '-', and starts with a letter or digit");
 			return;
 		}
-		range(path + ".concurrency", settings.getConcurrency(), 1, MAX_CONCURRENCY);
-		range(path + ".prefetch", settings.getPrefetch(), 0, MAX_RESERVE);
-		range(path + ".lease", settings.getLease(), MIN_LEASE, MAX_LEASE);
-		range(path + ".poll-interval", settings.getPollInterval(), MIN_POLL_INTERVAL, MAX_POLL_INTERVAL);
-		notNegative(path + ".shutdown-timeout", settings.getShutdownTimeout());
-		range(path + ".max-attempts", settings.getMaxAttempts(), 1, JobOptions.MAX_ATTEMPTS_LIMIT);
+		checkListener(path, settings);
 		if (settings.getConcurrency() != null || settings.getPrefetch() != null) {
-			int concurrency = (settings.getConcurrency() != null) ? settings.getConcurrency() : listener.getConcurrency();
-			Integer prefetch = (settings.getPrefetch() != null) ? settings.getPrefetch() : listener.getPrefetch();
+			int concurrency = orDefault(settings.getConcurrency(), baseConcurrency);
+			Integer prefetch = (settings.getPrefetch() != null) ? settings.getPrefetch() : basePrefetch;
 			reserveTotal(path, concurrency, prefetch,
 					path + ((settings.getPrefetch() != null) ? ".prefetch" : ".concurrency"));
 		}
+	}
+
+	private static int orDefault(@Nullable Integer value, int fallback) {
+		return (value != null) ? value : fallback;
 	}
 
 	/** One listener reserves concurrency + prefetch (prefetch defaults to the concurrency) per call. */

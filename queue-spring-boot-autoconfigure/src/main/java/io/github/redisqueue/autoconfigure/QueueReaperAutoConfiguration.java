@@ -16,8 +16,8 @@ import org.springframework.scheduling.config.TaskManagementConfigUtils;
  * Auto-configuration of the reaper. How it is scheduled depends on the application, which keeps full control of its
  * own {@code @Scheduled} methods:
  * <ul>
- * <li>with {@code @EnableScheduling}, Spring's scheduler runs the reaper's {@code @Scheduled}
- * method every {@code queue.reaper.interval}; nothing else is added;</li>
+ * <li>with {@code @EnableScheduling}, the reaper registers its passes (every
+ * {@code queue.reaper.interval}) with the application's scheduler; nothing else is added;</li>
  * <li>without it, the reaper gets a single-thread scheduler of its own ({@code queue-reaper-1})
  * and schedules itself; scheduling is never switched on for the whole application.</li>
  * </ul>

@@ -68,7 +68,7 @@ class AclRecipeIntegrationTests {
 							"spring.data.redis.password=secret", "queue.listener.poll-interval=200ms",
 							"queue.reaper.interval=200ms", "queue.workers.heartbeat-interval=200ms",
 							"queue.queues.acl.lease=300ms", "queue.queues.acl.max-attempts=1",
-							"queue.queues.acl.backoff-initial=10ms")
+							"queue.queues.acl.backoff.initial=10ms")
 					.run((context) -> {
 						assertThat(context).hasNotFailed();
 						QueueTemplate queues = context.getBean(QueueTemplate.class);

@@ -119,7 +119,7 @@ class QueueAutoConfigurationTests {
 		this.contextRunner
 			.withPropertyValues("queue.listener.concurrency=4", "queue.listener.lease=45s",
 					"queue.queues.emails.concurrency=9", "queue.queues.emails.prefetch=0", "queue.queues.emails.ack-mode=manual",
-					"queue.queues.emails.backoff-initial=250ms")
+					"queue.queues.emails.backoff.initial=250ms")
 			.run((context) -> {
 				DefaultQueueListenerContainerFactory factory = context.getBean(
 						QueueListenerConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME,
@@ -139,7 +139,7 @@ class QueueAutoConfigurationTests {
 	void engineSettingsAreBound() {
 		this.contextRunner
 			.withPropertyValues("queue.key-prefix=jobs", "queue.worker-id=pod-7", "queue.max-payload-size=2KB",
-					"queue.max-attempts=9", "queue.retention.completed=1h", "queue.reaper.batch=50",
+					"queue.default-max-attempts=9", "queue.retention.completed=1h", "queue.reaper.batch=50",
 					"queue.enqueue-timeout=750ms")
 			.run((context) -> {
 				assertThat(context.getBean(QueueTemplate.class).getEnqueueTimeout()).isEqualTo(Duration.ofMillis(750));
@@ -185,7 +185,7 @@ class QueueAutoConfigurationTests {
 
 		@Bean
 		QueueSettings mySettings() {
-			return QueueSettings.defaults().withKeyPrefix("mine");
+			return QueueSettings.builder().keyPrefix("mine").build();
 		}
 
 	}
@@ -196,7 +196,7 @@ class QueueAutoConfigurationTests {
 		@Bean
 		DefaultQueueListenerContainerFactory queueListenerContainerFactory(QueueTemplate template) {
 			DefaultQueueListenerContainerFactory factory = new DefaultQueueListenerContainerFactory(template);
-			factory.setContainerOptions(factory.getContainerOptions().withConcurrency(42));
+			factory.setContainerOptions(factory.getContainerOptions().toBuilder().concurrency(42).build());
 			return factory;
 		}
 

@@ -1,57 +1,98 @@
 package io.github.redisqueue.autoconfigure;
 
+import java.time.Duration;
+import java.util.Map;
+
 import io.github.redisqueue.core.QueueSettings;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.listener.ContainerOptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The property defaults are the core defaults, so a Boot application and a plain Spring one
- * behave alike.
+ * Binding nothing gives the core defaults, so a Boot application and a plain Spring one behave
+ * alike; each level of listener settings changes only what it sets; deprecated keys bind to
+ * what their replacements bind to.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class QueuePropertiesTests {
 
-	private final QueueProperties properties = new QueueProperties();
-
 	@Test
-	void engineDefaultsMatchTheCore() {
-		QueueSettings core = QueueSettings.defaults();
-		assertThat(this.properties.getKeyPrefix()).isEqualTo(core.keyPrefix());
-		assertThat(this.properties.getMaxPayloadSize().toBytes()).isEqualTo(core.maxPayloadBytes());
-		assertThat(this.properties.getMaxAttempts()).isEqualTo(core.defaultMaxAttempts());
-		assertThat(this.properties.getRetention().getCompleted()).isEqualTo(core.completedRetention());
-		assertThat(this.properties.getRetention().getDead()).isEqualTo(core.deadRetention());
-		assertThat(this.properties.getReaper().getBatch()).isEqualTo(core.reapBatch());
-		assertThat(this.properties.getWorkerId()).isNull();
-		assertThat(this.properties.getEnqueueTimeout()).isEqualTo(QueueTemplate.DEFAULT_ENQUEUE_TIMEOUT);
+	void bindingNothingGivesTheCoreEngineDefaults() {
+		QueueProperties properties = bind(Map.of());
+		QueueSettings bound = new QueueAutoConfiguration().queueSettings(properties);
+		assertThat(bound).isEqualTo(QueueSettings.builder().workerId(bound.workerId()).build());
+		assertThat(bound.workerId()).endsWith(":" + ProcessHandle.current().pid());
+		assertThat(properties.getEnqueueTimeout()).isEqualTo(QueueTemplate.DEFAULT_ENQUEUE_TIMEOUT);
 	}
 
 	@Test
-	void listenerDefaultsMatchTheCore() {
-		ContainerOptions core = ContainerOptions.defaults();
-		ContainerOptions bound = QueueListenerContainerFactoryConfigurer.defaults(this.properties.getListener());
-		assertThat(bound.concurrency()).isEqualTo(core.concurrency());
-		assertThat(bound.lease()).isEqualTo(core.lease());
-		assertThat(bound.prefetch()).isEqualTo(core.prefetch());
-		assertThat(bound.pollInterval()).isEqualTo(core.pollInterval());
-		assertThat(bound.shutdownTimeout()).isEqualTo(core.shutdownTimeout());
-		assertThat(bound.maxAttempts()).isEqualTo(core.maxAttempts());
-		assertThat(bound.acknowledgementMode()).isEqualTo(core.acknowledgementMode());
-		assertThat(bound.autoStartup()).isEqualTo(core.autoStartup());
-		for (int attempt = 0; attempt < 12; attempt++) {
-			assertThat(nth(bound, attempt)).as("back-off %d", attempt).isEqualTo(nth(core, attempt));
-		}
+	void bindingNothingGivesTheCoreListenerDefaults() {
+		QueueProperties properties = bind(Map.of());
+		assertThat(QueueListenerContainerFactoryConfigurer.apply(ContainerOptions.defaults(), properties.getListener()))
+			.isEqualTo(ContainerOptions.defaults());
 	}
 
-	private static long nth(ContainerOptions options, int n) {
-		var execution = options.backOff().start();
-		long delay = execution.nextBackOff();
-		for (int i = 0; i < n; i++) {
-			delay = execution.nextBackOff();
-		}
-		return delay;
+	@Test
+	void queueSettingsChangeOnlyWhatTheySetOverQueueListener() {
+		QueueProperties properties = bind(Map.of("queue.listener.concurrency", "4", "queue.listener.backoff.multiplier",
+				"3", "queue.listener.backoff.max", "1m", "queue.queues.emails.backoff.initial", "250ms",
+				"queue.queues.emails.lease", "45s"));
+		ContainerOptions listener = QueueListenerContainerFactoryConfigurer.apply(ContainerOptions.defaults(),
+				properties.getListener());
+		ContainerOptions emails = QueueListenerContainerFactoryConfigurer.apply(listener,
+				properties.getQueues().get("emails"));
+		assertThat(emails).isEqualTo(listener.toBuilder()
+			.backOffInitial(Duration.ofMillis(250))
+			.lease(Duration.ofSeconds(45))
+			.build());
+		assertThat(emails.concurrency()).isEqualTo(4);
+		assertThat(emails.backOffMultiplier()).isEqualTo(3.0);
+		assertThat(emails.backOffMax()).isEqualTo(Duration.ofMinutes(1));
+	}
+
+	@Test
+	void deprecatedMaxAttemptsBindsAsDefaultMaxAttempts(CapturedOutput output) {
+		QueueSettings current = new QueueAutoConfiguration()
+			.queueSettings(bind(Map.of("queue.default-max-attempts", "7", "queue.worker-id", "w")));
+		assertThat(output).doesNotContain("deprecated");
+		QueueSettings deprecated = new QueueAutoConfiguration()
+			.queueSettings(bind(Map.of("queue.max-attempts", "7", "queue.worker-id", "w")));
+		assertThat(deprecated).isEqualTo(current);
+		assertThat(deprecated.defaultMaxAttempts()).isEqualTo(7);
+		assertThat(output).contains("'queue.max-attempts' is deprecated")
+			.contains("use 'queue.default-max-attempts'");
+	}
+
+	@Test
+	void deprecatedFlatBackOffKeysOfAQueueBindAsTheBackoffGroup(CapturedOutput output) {
+		ContainerOptions current = emailsOptions(bind(Map.of("queue.queues.emails.backoff.initial", "250ms",
+				"queue.queues.emails.backoff.multiplier", "3", "queue.queues.emails.backoff.max", "1m")));
+		assertThat(output).doesNotContain("deprecated");
+		ContainerOptions deprecated = emailsOptions(bind(Map.of("queue.queues.emails.backoff-initial", "250ms",
+				"queue.queues.emails.backoff-multiplier", "3", "queue.queues.emails.backoff-max", "1m")));
+		assertThat(deprecated).isEqualTo(current);
+		assertThat(deprecated.backOff().start().nextBackOff()).isEqualTo(250);
+		assertThat(deprecated.backOffMultiplier()).isEqualTo(3.0);
+		assertThat(deprecated.backOffMax()).isEqualTo(Duration.ofMinutes(1));
+		assertThat(output).contains("'queue.queues.<name>.backoff-initial' is deprecated")
+			.contains("use 'queue.queues.<name>.backoff.max'");
+	}
+
+	private static ContainerOptions emailsOptions(QueueProperties properties) {
+		return QueueListenerContainerFactoryConfigurer.apply(ContainerOptions.defaults(),
+				properties.getQueues().get("emails"));
+	}
+
+	static QueueProperties bind(Map<String, String> values) {
+		return new Binder(new MapConfigurationPropertySource(values)).bindOrCreate("queue", QueueProperties.class);
 	}
 
 }

@@ -70,12 +70,15 @@ class QueuePropertiesValidationTests {
 
 	@Test
 	void maxAttemptsFrom1To10000() {
-		refused("queue.max-attempts=0", "queue.max-attempts is 0", "must be from 1 to 10000");
-		refused("queue.max-attempts=10001", "queue.max-attempts is 10001", "must be from 1 to 10000");
+		refused("queue.default-max-attempts=0", "queue.default-max-attempts is 0", "must be from 1 to 10000");
+		refused("queue.default-max-attempts=10001", "queue.default-max-attempts is 10001", "must be from 1 to 10000");
+		refused("queue.max-attempts=0", "queue.default-max-attempts is 0", "must be from 1 to 10000");
 		refused("queue.listener.max-attempts=0", "queue.listener.max-attempts is 0", "must be from 1 to 10000");
 		refused("queue.listener.max-attempts=20000", "queue.listener.max-attempts is 20000", "must be from 1 to 10000");
 		refused("queue.queues.emails.max-attempts=0", "queue.queues.[emails].max-attempts is 0", "must be from 1 to 10000");
-		accepted("queue.max-attempts=10000", "queue.listener.max-attempts=10000", "queue.queues.emails.max-attempts=1");
+		accepted("queue.default-max-attempts=10000", "queue.listener.max-attempts=10000",
+				"queue.queues.emails.max-attempts=1");
+		accepted("queue.max-attempts=10000");
 	}
 
 	@Test

@@ -126,7 +126,7 @@ class QueueHealthIndicatorIntegrationTests {
 					throw new LinkageError("executor broken for the test");
 				};
 				container = new QueueListenerContainer("mailer", "emails", queues, (job, ack) -> {
-				}, ContainerOptions.defaults().withPollInterval(Duration.ofMillis(100)), null, broken);
+				}, ContainerOptions.builder().pollInterval(Duration.ofMillis(100)).build(), null, broken);
 				QueueHealthIndicator indicator = indicator(queues, Thresholds.none(), List.of(container));
 				container.start();
 				assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);

@@ -33,7 +33,7 @@ class ListenerObservationIntegrationTests extends AbstractRedisIntegrationTests 
 			if (job.payloadAsString().contains("bad")) {
 				throw new IllegalStateException("bad job");
 			}
-		}, ContainerOptions.defaults().withPollInterval(Duration.ofMillis(100)), null, null);
+		}, ContainerOptions.builder().pollInterval(Duration.ofMillis(100)).build(), null, null);
 		container.setObservationRegistry(observations);
 		container.start();
 		try {

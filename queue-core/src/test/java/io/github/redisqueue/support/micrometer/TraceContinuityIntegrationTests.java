@@ -68,7 +68,7 @@ class TraceContinuityIntegrationTests extends AbstractRedisIntegrationTests {
 		QueueListenerContainer container = new QueueListenerContainer("traced", "trace", queues, (job, ack) -> {
 			Span current = this.tracer.currentSpan();
 			traceInHandler.complete((current != null) ? current.context().traceId() : "no span");
-		}, ContainerOptions.defaults().withPollInterval(Duration.ofMillis(100)), null, null);
+		}, ContainerOptions.builder().pollInterval(Duration.ofMillis(100)).build(), null, null);
 		container.setObservationRegistry(this.observations);
 		container.start();
 		try {

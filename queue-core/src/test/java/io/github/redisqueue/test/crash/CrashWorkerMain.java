@@ -84,16 +84,17 @@ public final class CrashWorkerMain {
 		@Bean
 		QueueTemplate queueTemplate(LettuceConnectionFactory connectionFactory) {
 			return new QueueTemplate(connectionFactory, new JacksonJobSerializer(),
-					QueueSettings.defaults().withWorkerId(property("crash.worker-id")));
+					QueueSettings.builder().workerId(property("crash.worker-id")).build());
 		}
 
 		@Bean
 		DefaultQueueListenerContainerFactory queueListenerContainerFactory(QueueTemplate queueTemplate) {
 			DefaultQueueListenerContainerFactory factory = new DefaultQueueListenerContainerFactory(queueTemplate);
-			factory.setContainerOptions(ContainerOptions.defaults()
-				.withPollInterval(Duration.ofMillis(200))
-				.withShutdownTimeout(Duration.ofSeconds(10))
-				.withBackOff(ContainerOptions.exponentialBackOff(Duration.ofMillis(100), 2.0, Duration.ofSeconds(1))));
+			factory.setContainerOptions(ContainerOptions.builder()
+				.pollInterval(Duration.ofMillis(200))
+				.shutdownTimeout(Duration.ofSeconds(10))
+				.backOff(Duration.ofMillis(100), 2.0, Duration.ofSeconds(1))
+				.build());
 			return factory;
 		}
 

@@ -3,7 +3,6 @@ package io.github.redisqueue.autoconfigure.health;
 import java.util.List;
 
 import io.github.redisqueue.autoconfigure.QueueAutoConfiguration;
-import io.github.redisqueue.autoconfigure.QueueProperties;
 import io.github.redisqueue.config.QueueListenerEndpointRegistry;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.health.QueueHealthIndicator;
@@ -13,27 +12,28 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.context.annotation.Bean;
 
 /**
- * Auto-configuration of the {@code queue} health component; switched off with
- * {@code management.health.queue.enabled=false}.
+ * Auto-configuration of the {@code queue} health component, with its settings under
+ * {@code queue.health.*}; switched off with {@code management.health.queue.enabled=false}.
  *
  * @since 0.1.0
  */
 @AutoConfiguration(after = QueueAutoConfiguration.class)
 @ConditionalOnClass(AbstractHealthIndicator.class)
 @ConditionalOnBean(QueueTemplate.class)
+@EnableConfigurationProperties(QueueHealthIndicatorProperties.class)
 public final class QueueHealthContributorAutoConfiguration {
 
 	@Bean(name = "queueHealthIndicator")
 	@ConditionalOnEnabledHealthIndicator("queue")
 	@ConditionalOnMissingBean(name = "queueHealthIndicator")
-	QueueHealthIndicator queueHealthIndicator(QueueTemplate queueTemplate, QueueProperties properties,
+	QueueHealthIndicator queueHealthIndicator(QueueTemplate queueTemplate, QueueHealthIndicatorProperties health,
 			ObjectProvider<QueueListenerEndpointRegistry> endpointRegistry) {
-		QueueProperties.Health health = properties.getHealth();
 		return new QueueHealthIndicator(queueTemplate,
 				new QueueHealthIndicator.Thresholds(health.getMaxDead(), health.getMaxReady(), health.getMaxHeadAge(),
 						health.getThresholdStatus()),

@@ -1,7 +1,6 @@
 package io.github.redisqueue.autoconfigure.metrics;
 
 import io.github.redisqueue.autoconfigure.QueueAutoConfiguration;
-import io.github.redisqueue.autoconfigure.QueueProperties;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.JobEvents;
 import io.github.redisqueue.support.micrometer.MicrometerJobEvents;
@@ -13,18 +12,20 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 
 /**
  * Auto-configuration of the queue meters: the gauges of a {@link QueueMetricsBinder} bean, which
  * Spring Boot binds to every meter registry, and the outcome counters of
- * {@link MicrometerJobEvents}.
+ * {@link MicrometerJobEvents}. The gauges' settings are under {@code queue.metrics.*}.
  *
  * @since 0.1.0
  */
 @AutoConfiguration(after = QueueAutoConfiguration.class)
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean(QueueTemplate.class)
+@EnableConfigurationProperties(QueueMetricsProperties.class)
 public final class QueueMetricsAutoConfiguration {
 
 	@Bean
@@ -36,8 +37,8 @@ public final class QueueMetricsAutoConfiguration {
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
-	QueueMetricsBinder queueMetricsBinder(QueueTemplate queueTemplate, QueueProperties properties) {
-		return new QueueMetricsBinder(queueTemplate, properties.getMetrics().getRefreshInterval());
+	QueueMetricsBinder queueMetricsBinder(QueueTemplate queueTemplate, QueueMetricsProperties properties) {
+		return new QueueMetricsBinder(queueTemplate, properties.getRefreshInterval());
 	}
 
 }
