@@ -83,8 +83,9 @@ abstract class AbstractAcknowledgementHandlerIntegrationTests extends AbstractRe
 	}
 
 	AcknowledgementHandler handler(AcknowledgementMode mode) {
-		ContainerOptions options = ContainerOptions.defaults()
-			.withBackOff(ContainerOptions.exponentialBackOff(Duration.ofSeconds(10), 2.0, Duration.ofSeconds(10)));
+		ContainerOptions options = ContainerOptions.builder()
+			.backOff(Duration.ofSeconds(10), 2.0, Duration.ofSeconds(10))
+			.build();
 		FailureHandler failures = new FailureHandler(this.queues, QUEUE, options,
 				(job, cause) -> this.deadLettered.put(job.id(), cause));
 		return AcknowledgementHandler.of(mode, QUEUE, this.queues, this.acks, failures);

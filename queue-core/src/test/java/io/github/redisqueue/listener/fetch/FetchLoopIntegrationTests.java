@@ -116,10 +116,11 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	private FetchLoop start(int concurrency, int prefetch, Consumer<RunningJob> handler) {
-		ContainerOptions options = ContainerOptions.defaults()
-			.withConcurrency(concurrency)
-			.withPrefetch(prefetch)
-			.withPollInterval(Duration.ofMillis(100));
+		ContainerOptions options = ContainerOptions.builder()
+			.concurrency(concurrency)
+			.prefetch(prefetch)
+			.pollInterval(Duration.ofMillis(100))
+			.build();
 		FetchLoop loop = new FetchLoop(this.queues, QUEUE, "worker#fetch", options,
 				new SimpleAsyncTaskExecutor("fetch-test-job-"), handler, this.acks);
 		this.loop = loop;
