@@ -13,6 +13,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.redisqueue.core.AckResult;
 import io.github.redisqueue.core.JobRef;
+import io.github.redisqueue.core.QueueNames;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.ReservedJob;
 import io.github.redisqueue.listener.ack.AckBatcher;
@@ -99,7 +100,7 @@ public class QueueListenerContainer implements SmartLifecycle {
 	public QueueListenerContainer(String id, String queue, QueueTemplate template, JobListener listener,
 			ContainerOptions options, @Nullable DeadLetterCallback deadLetterCallback,
 			@Nullable TaskExecutor taskExecutor) {
-		template.keys(queue);
+		QueueNames.validate(queue);
 		this.id = id;
 		this.queue = queue;
 		this.template = template;
