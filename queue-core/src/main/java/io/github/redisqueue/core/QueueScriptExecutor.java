@@ -31,8 +31,8 @@ import static io.github.redisqueue.core.ScriptReplies.encodeUtf8;
 /**
  * Runs the engine's scripts: by SHA, and as a plain EVAL when Redis lost the script
  * ({@code NOSCRIPT}: a restart, a failover, {@code SCRIPT FLUSH}), like Spring Data Redis's
- * {@code DefaultScriptExecutor}. With Lettuce, calls that must not wait for the client's command
- * timeout go out on the shared connection asynchronously. Whatever fails leaves as a
+ * {@code DefaultScriptExecutor}. With Lettuce, a call with a deadline of its own and a batch of
+ * calls go out on the shared connection asynchronously. Whatever fails leaves as a
  * {@link DataAccessException}, translated by the connection factory; a deadline of its own that
  * passes is a {@link QueryTimeoutException}.
  */
