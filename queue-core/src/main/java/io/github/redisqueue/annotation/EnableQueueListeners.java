@@ -23,6 +23,11 @@ import org.springframework.context.annotation.Import;
  *     }
  *
  *     &#064;Bean
+ *     QueueAdmin queueAdmin(QueueTemplate queueTemplate) {
+ *         return new QueueAdmin(queueTemplate); // counts, dead letters, pause, the reaper's passes
+ *     }
+ *
+ *     &#064;Bean
  *     DefaultQueueListenerContainerFactory queueListenerContainerFactory(QueueTemplate queueTemplate) {
  *         DefaultQueueListenerContainerFactory factory = new DefaultQueueListenerContainerFactory(queueTemplate);
  *         factory.setContainerOptions(ContainerOptions.builder().concurrency(4).build());

@@ -19,8 +19,4 @@ public enum AckResult {
 	/** No such job (already completed and deleted, purged, or never existed). */
 	NOT_FOUND;
 
-	static AckResult fromCode(long code) {
-		return (code > 0) ? OK : (code == 0) ? STALE_TOKEN : NOT_FOUND;
-	}
-
 }

@@ -18,9 +18,4 @@ public record ExtendResult(AckResult result, @Nullable Instant leaseUntil) {
 		return this.result == AckResult.OK;
 	}
 
-	static ExtendResult fromCode(long code) {
-		return (code > 0) ? new ExtendResult(AckResult.OK, Instant.ofEpochMilli(code))
-				: new ExtendResult(AckResult.fromCode(code), null);
-	}
-
 }

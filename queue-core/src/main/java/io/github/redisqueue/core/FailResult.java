@@ -19,13 +19,4 @@ public enum FailResult {
 	/** No such job. */
 	NOT_FOUND;
 
-	static FailResult fromCode(long code) {
-		return switch ((int) code) {
-			case 1 -> RETRY_SCHEDULED;
-			case 2 -> DEAD_LETTERED;
-			case 0 -> STALE_TOKEN;
-			default -> NOT_FOUND;
-		};
-	}
-
 }

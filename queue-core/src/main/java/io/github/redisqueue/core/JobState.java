@@ -25,15 +25,4 @@ public enum JobState {
 	/** The job's state field is missing or holds no known state (the hash was damaged). */
 	UNKNOWN;
 
-	static JobState fromRedis(String value) {
-		return switch (value) {
-			case "ready" -> READY;
-			case "delayed" -> DELAYED;
-			case "active" -> ACTIVE;
-			case "completed" -> COMPLETED;
-			case "dead" -> DEAD;
-			default -> UNKNOWN;
-		};
-	}
-
 }

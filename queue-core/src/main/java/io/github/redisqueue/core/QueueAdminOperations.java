@@ -11,7 +11,7 @@ import java.util.Set;
  * Inspection and maintenance of queues: counts, one job, dead letters, pause, and the reaper.
  *
  * @since 0.1.0
- * @see QueueTemplate
+ * @see QueueAdmin
  */
 public interface QueueAdminOperations {
 

@@ -90,4 +90,28 @@ public final class QueueKeys {
 		return prefix + ":layout";
 	}
 
+	/**
+	 * Key of the sorted set of live workers; its hash tag is shared by every key of the worker
+	 * registry. {@code ~} never occurs in a queue name, so no queue's keys can fall in the
+	 * registry's namespace.
+	 */
+	static String workersKey(String prefix) {
+		return "{" + prefix + ":~workers}";
+	}
+
+	/** Common start of the names of the workers' hashes. */
+	static String workerKeyPrefix(String prefix) {
+		return workersKey(prefix) + ":";
+	}
+
+	/** Key of one worker's hash. */
+	static String workerKey(String prefix, String workerId) {
+		return workerKeyPrefix(prefix) + workerId;
+	}
+
+	/** Key of the sorted set of silent workers; never of the form of a worker's hash. */
+	static String silentWorkersKey(String prefix) {
+		return workersKey(prefix) + ".silent";
+	}
+
 }

@@ -10,10 +10,10 @@ import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * The Lua scripts of the engine, read once from {@code io/github/redisqueue/scripts/} and run by
- * SHA ({@link RedisScript} falls back to a plain EVAL after {@code NOSCRIPT}, which reloads the
- * script after a restart, a failover or {@code SCRIPT FLUSH}). Each script is the shared prelude
- * {@code common.lua} followed by its own file.
+ * The Lua scripts of the engine, read once from {@code io/github/redisqueue/scripts/}. The
+ * template runs them by SHA, and as a plain EVAL after {@code NOSCRIPT}, which reloads a script
+ * after a restart, a failover or {@code SCRIPT FLUSH}. Each script is the shared prelude
+ * {@code common.lua} (or {@code registry.lua} for the worker registry) followed by its own file.
  *
  * @since 0.1.0
  */

@@ -29,15 +29,16 @@ class AcknowledgementEdgeIntegrationTests extends AbstractRedisIntegrationTests 
 	@Test
 	void ackOfAJobTakenBackAfterItsLeaseRanOutButNotReservedSinceIsAccepted() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("ack", "x").id();
 		ReservedJob job = queues.reserve("ack", 1, SHORT).get(0);
 		takenBack(queues, "ack", id);
-		assertThat(queues.job("ack", id).orElseThrow().state()).isEqualTo(JobState.READY);
+		assertThat(admin.job("ack", id).orElseThrow().state()).isEqualTo(JobState.READY);
 
 		assertThat(queues.complete("ack", job.ref())).isEqualTo(AckResult.OK);
 
-		assertThat(queues.job("ack", id)).isEmpty();
-		QueueCounts counts = queues.counts("ack");
+		assertThat(admin.job("ack", id)).isEmpty();
+		QueueCounts counts = admin.counts("ack");
 		assertThat(counts.pending()).isZero();
 		assertThat(counts.total("completed")).isEqualTo(1);
 		assertThat(queues.reserve("ack", 1, LONG)).isEmpty();
@@ -48,37 +49,40 @@ class AcknowledgementEdgeIntegrationTests extends AbstractRedisIntegrationTests 
 	void lateAckOfATakenBackJobLeavesItCompletedWhenCompletedJobsAreKept() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
 				QueueSettings.builder().completedRetention(Duration.ofHours(1)).build());
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("ack", "x").id();
 		ReservedJob job = queues.reserve("ack", 1, SHORT).get(0);
 		takenBack(queues, "ack", id);
 
 		assertThat(queues.complete("ack", job.ref())).isEqualTo(AckResult.OK);
 
-		assertThat(queues.job("ack", id).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
-		assertThat(queues.counts("ack").ready()).isZero();
-		assertThat(queues.counts("ack").completed()).isEqualTo(1);
+		assertThat(admin.job("ack", id).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
+		assertThat(admin.counts("ack").ready()).isZero();
+		assertThat(admin.counts("ack").completed()).isEqualTo(1);
 	}
 
 	// crash trial: the take-back used up its attempts; the late ack shows it did run
 	@Test
 	void lateAckOfAJobThatTheTakeBackDeadLetteredIsAccepted() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("ack", "x", JobOptions.builder().maxAttempts(1).build()).id();
 		ReservedJob job = queues.reserve("ack", 1, SHORT).get(0);
 		takenBack(queues, "ack", id);
-		assertThat(queues.job("ack", id).orElseThrow().state()).isEqualTo(JobState.DEAD);
+		assertThat(admin.job("ack", id).orElseThrow().state()).isEqualTo(JobState.DEAD);
 
 		assertThat(queues.complete("ack", job.ref())).isEqualTo(AckResult.OK);
 
-		assertThat(queues.job("ack", id)).isEmpty();
-		assertThat(queues.counts("ack").dead()).isZero();
-		assertThat(queues.deadLetters("ack", 0, 10)).isEmpty();
+		assertThat(admin.job("ack", id)).isEmpty();
+		assertThat(admin.counts("ack").dead()).isZero();
+		assertThat(admin.deadLetters("ack", 0, 10)).isEmpty();
 	}
 
 	// crash trial: a late completion carried by the next fetch
 	@Test
 	void lateCompletionCarriedByAReserveIsAppliedBeforeTheJobIsHandedOutAgain() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("ack", "x").id();
 		ReservedJob job = queues.reserveBatch("ack", 1, SHORT, "w#ack").jobs().get(0);
 		takenBack(queues, "ack", id);
@@ -87,20 +91,21 @@ class AcknowledgementEdgeIntegrationTests extends AbstractRedisIntegrationTests 
 
 		assertThat(next.refusedCompletions()).isZero();
 		assertThat(next.jobs()).as("the completed job is not handed out again").isEmpty();
-		assertThat(queues.job("ack", id)).isEmpty();
-		assertThat(queues.counts("ack").total("completed")).isEqualTo(1);
+		assertThat(admin.job("ack", id)).isEmpty();
+		assertThat(admin.counts("ack").total("completed")).isEqualTo(1);
 	}
 
 	// crash trial: fencing still holds once somebody else has the job
 	@Test
 	void ackAfterSomeoneElseReservedTheJobIsStaleAndLeavesTheNewHolderAlone() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("ack", "x").id();
 		ReservedJob stale = queues.reserveBatch("ack", 1, SHORT, "old#ack").jobs().get(0);
 		takenBack(queues, "ack", id);
 		ReservedJob current = queues.reserveBatch("ack", 1, LONG, "new#ack").jobs().get(0);
 		assertThat(current.id()).isEqualTo(id);
-		Instant lease = queues.job("ack", id).orElseThrow().leaseUntil();
+		Instant lease = admin.job("ack", id).orElseThrow().leaseUntil();
 
 		assertThat(queues.complete("ack", stale.ref())).isEqualTo(AckResult.STALE_TOKEN);
 		assertThat(queues.completeAll("ack", List.of(stale.ref()))).containsExactly(AckResult.STALE_TOKEN);
@@ -108,19 +113,20 @@ class AcknowledgementEdgeIntegrationTests extends AbstractRedisIntegrationTests 
 		assertThat(carried.refusedCompletions()).isEqualTo(1);
 		assertThat(carried.jobs()).isEmpty();
 
-		JobInfo info = queues.job("ack", id).orElseThrow();
+		JobInfo info = admin.job("ack", id).orElseThrow();
 		assertThat(info.state()).isEqualTo(JobState.ACTIVE);
 		assertThat(info.worker()).isEqualTo("new#ack");
 		assertThat(info.leaseUntil()).isEqualTo(lease);
-		assertThat(queues.counts("ack").total("completed")).isZero();
+		assertThat(admin.counts("ack").total("completed")).isZero();
 		assertThat(queues.complete("ack", current.ref())).isEqualTo(AckResult.OK);
-		assertThat(queues.counts("ack").total("completed")).isEqualTo(1);
+		assertThat(admin.counts("ack").total("completed")).isEqualTo(1);
 	}
 
 	// crash trial: completions resent after a fetch call whose answer was lost
 	@Test
 	void completionsResentAfterTheyWereAppliedChangeNothingAndAreNotCountedAgain() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		Map<JobOutcome, Long> events = recordEvents(queues);
 		queues.enqueueAll("ack", List.of("a", "b", "c", "d"), JobOptions.defaults());
 		List<ReservedJob> held = queues.reserveBatch("ack", 3, LONG, "w#ack").jobs();
@@ -136,11 +142,11 @@ class AcknowledgementEdgeIntegrationTests extends AbstractRedisIntegrationTests 
 		assertThat(resent.missingCompletions()).as("their jobs are gone").isEqualTo(2);
 		assertThat(resent.jobs()).isEmpty();
 		assertThat(queues.completeAll("ack", done)).containsOnly(AckResult.NOT_FOUND);
-		QueueCounts counts = queues.counts("ack");
+		QueueCounts counts = admin.counts("ack");
 		assertThat(counts.total("completed")).isEqualTo(2);
 		assertThat(events.getOrDefault(JobOutcome.COMPLETED, 0L)).isEqualTo(2);
 		assertThat(counts.inFlight()).isEqualTo(2);
-		assertThat(queues.job("ack", held.get(2).id()).orElseThrow().state()).isEqualTo(JobState.ACTIVE);
+		assertThat(admin.job("ack", held.get(2).id()).orElseThrow().state()).isEqualTo(JobState.ACTIVE);
 		assertThat(queues.complete("ack", held.get(2).ref())).isEqualTo(AckResult.OK);
 	}
 
@@ -149,21 +155,22 @@ class AcknowledgementEdgeIntegrationTests extends AbstractRedisIntegrationTests 
 	void completionResentToARetainedCompletedJobChangesNothingAndIsNotCountedAgain() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
 				QueueSettings.builder().completedRetention(Duration.ofHours(1)).build());
+		QueueAdmin admin = new QueueAdmin(queues);
 		Map<JobOutcome, Long> events = recordEvents(queues);
 		String id = queues.enqueue("ack", "x").id();
 		ReservedJob job = queues.reserveBatch("ack", 1, LONG, "w#ack").jobs().get(0);
 		assertThat(queues.complete("ack", job.ref())).isEqualTo(AckResult.OK);
-		JobInfo completed = queues.job("ack", id).orElseThrow();
+		JobInfo completed = admin.job("ack", id).orElseThrow();
 
 		assertThat(queues.complete("ack", job.ref())).isNotEqualTo(AckResult.STALE_TOKEN);
 		Reservation resent = queues.reserveBatch("ack", 1, LONG, "w#ack", List.of(job.ref()));
 
 		assertThat(resent.refusedCompletions()).isZero();
-		JobInfo after = queues.job("ack", id).orElseThrow();
+		JobInfo after = admin.job("ack", id).orElseThrow();
 		assertThat(after.state()).isEqualTo(JobState.COMPLETED);
 		assertThat(after.finishedAt()).isEqualTo(completed.finishedAt());
 		assertThat(after.attempts()).isEqualTo(completed.attempts());
-		assertThat(queues.counts("ack").total("completed")).isEqualTo(1);
+		assertThat(admin.counts("ack").total("completed")).isEqualTo(1);
 		assertThat(events.getOrDefault(JobOutcome.COMPLETED, 0L)).as("completions reported to JobEvents")
 			.isEqualTo(1);
 	}
@@ -175,9 +182,10 @@ class AcknowledgementEdgeIntegrationTests extends AbstractRedisIntegrationTests 
 	}
 
 	private static void takenBack(QueueTemplate queues, String queue, String id) {
+		QueueAdmin admin = new QueueAdmin(queues);
 		await().atMost(Duration.ofSeconds(5)).until(() -> {
-			queues.reapOnce(queue);
-			return queues.job(queue, id).orElseThrow().state() != JobState.ACTIVE;
+			admin.reapOnce(queue);
+			return admin.job(queue, id).orElseThrow().state() != JobState.ACTIVE;
 		});
 	}
 

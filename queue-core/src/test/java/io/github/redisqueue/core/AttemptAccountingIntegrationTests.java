@@ -27,6 +27,7 @@ class AttemptAccountingIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void jobWhoseWorkerDiesAndRestartsWithTheSameIdIsDeadAfterMaxAttemptsRestarts() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("poison", "crashes the JVM", JobOptions.builder().maxAttempts(3).build()).id();
 
 		int reservations = 0;
@@ -48,33 +49,35 @@ class AttemptAccountingIntegrationTests extends AbstractRedisIntegrationTests {
 		}
 
 		assertThat(reservations).as("reservations of a job that crashes its worker every time").isEqualTo(3);
-		JobInfo info = queues.job("poison", id).orElseThrow();
+		JobInfo info = admin.job("poison", id).orElseThrow();
 		assertThat(info.state()).isEqualTo(JobState.DEAD);
 		assertThat(info.lastError()).as("the reason says it was lost 3 times")
 			.containsPattern("lost 3 times|held 3 times without an outcome");
-		assertThat(queues.deadLetters("poison", 0, 10)).extracting(DeadJob::id).containsExactly(id);
+		assertThat(admin.deadLetters("poison", 0, 10)).extracting(DeadJob::id).containsExactly(id);
 	}
 
 	// F17
 	@Test
 	void startedJobGivenBackAtShutdownIsNotExpiredAfterwards() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("f17", "x", JobOptions.builder().expireAfter(Duration.ofMillis(300)).build()).id();
 		ReservedJob job = queues.reserve("f17", 1, LONG).get(0);
 
 		// the handler ran past the shutdown timeout: the container gives it back as started
 		assertThat(queues.releaseAll("f17", List.of(job.ref()), true)).containsExactly(AckResult.OK);
-		RedisClock.awaitPast(this.redis, queues.job("f17", id).orElseThrow().expireAt());
+		RedisClock.awaitPast(this.redis, admin.job("f17", id).orElseThrow().expireAt());
 
-		assertThat(queues.reapOnce("f17").expired()).isZero();
+		assertThat(admin.reapOnce("f17").expired()).isZero();
 		assertThat(queues.reserve("f17", 1, LONG)).extracting(ReservedJob::id).containsExactly(id);
-		assertThat(queues.counts("f17").total("expired")).isZero();
+		assertThat(admin.counts("f17").total("expired")).isZero();
 	}
 
 	// F17 / F12: a started job given back without an outcome counts as lost, like a crash
 	@Test
 	void startedJobGivenBackAtShutdownCountsAsLostAndDiesAfterMaxAttemptsSuchReleases() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("f17", "x", JobOptions.builder().maxAttempts(2).build()).id();
 
 		ReservedJob first = queues.reserve("f17", 1, LONG).get(0);
@@ -84,7 +87,7 @@ class AttemptAccountingIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(second.attempt()).as("no run ended with an outcome").isEqualTo(1);
 		assertThat(queues.releaseAll("f17", List.of(second.ref()), true)).containsExactly(AckResult.OK);
 
-		JobInfo info = queues.job("f17", id).orElseThrow();
+		JobInfo info = admin.job("f17", id).orElseThrow();
 		assertThat(info.state()).isEqualTo(JobState.DEAD);
 		assertThat(info.lastError()).containsPattern("lost 2 times|held 2 times without an outcome");
 		assertThat(queues.reserve("f17", 1, LONG)).isEmpty();
@@ -94,15 +97,16 @@ class AttemptAccountingIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void jobGivenBackBeforeItStartedStillExpires() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("f17", "x", JobOptions.builder().expireAfter(Duration.ofMillis(300)).build()).id();
 		ReservedJob job = queues.reserve("f17", 1, LONG).get(0);
 
 		// prefetched, never started: given back without counting anything
 		assertThat(queues.releaseAll("f17", List.of(job.ref()))).containsExactly(AckResult.OK);
-		RedisClock.awaitPast(this.redis, queues.job("f17", id).orElseThrow().expireAt());
+		RedisClock.awaitPast(this.redis, admin.job("f17", id).orElseThrow().expireAt());
 
 		assertThat(queues.reserve("f17", 1, LONG)).isEmpty();
-		JobInfo info = queues.job("f17", id).orElseThrow();
+		JobInfo info = admin.job("f17", id).orElseThrow();
 		assertThat(info.state()).isEqualTo(JobState.DEAD);
 		assertThat(info.lastError()).isEqualTo("expired");
 	}
@@ -111,20 +115,21 @@ class AttemptAccountingIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void jobTakenBackByLeaseExpiryRunsAgainAtAttemptOneAndIsDeadAsLostAfterMaxAttemptsTakeBacks() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("lost", "x", JobOptions.builder().maxAttempts(3).build()).id();
 
 		for (int takeBack = 1; takeBack <= 3; takeBack++) {
-			assertThat(queues.job("lost", id).orElseThrow().state()).isEqualTo(JobState.READY);
+			assertThat(admin.job("lost", id).orElseThrow().state()).isEqualTo(JobState.READY);
 			ReservedJob job = queues.reserve("lost", 1, SHORT).get(0);
 			assertThat(job.attempt()).as("reservation %d: no run has ended yet", takeBack).isEqualTo(1);
 			// its worker died with the job prefetched; the lease runs out and the reaper takes it back
 			await().atMost(Duration.ofSeconds(5)).until(() -> {
-				queues.reapOnce("lost");
-				return queues.job("lost", id).orElseThrow().state() != JobState.ACTIVE;
+				admin.reapOnce("lost");
+				return admin.job("lost", id).orElseThrow().state() != JobState.ACTIVE;
 			});
 		}
 
-		JobInfo info = queues.job("lost", id).orElseThrow();
+		JobInfo info = admin.job("lost", id).orElseThrow();
 		assertThat(info.state()).isEqualTo(JobState.DEAD);
 		assertThat(info.lastError()).as("the reason says it was lost 3 times")
 			.containsPattern("lost 3 times|held 3 times without an outcome");
@@ -135,6 +140,7 @@ class AttemptAccountingIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void listenerMaxAttemptsAboveTheJobsOwnAreUsedForRetries() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("f04", "x", JobOptions.builder().maxAttempts(3).build()).id();
 
 		for (int attempt = 1; attempt <= 5; attempt++) {
@@ -148,7 +154,7 @@ class AttemptAccountingIntegrationTests extends AbstractRedisIntegrationTests {
 				.isEqualTo((attempt < 5) ? FailResult.RETRY_SCHEDULED : FailResult.DEAD_LETTERED);
 		}
 
-		JobInfo info = queues.job("f04", id).orElseThrow();
+		JobInfo info = admin.job("f04", id).orElseThrow();
 		assertThat(info.state()).isEqualTo(JobState.DEAD);
 		assertThat(info.maxAttempts()).isEqualTo(5);
 		assertThat(info.lastError()).isEqualTo("boom 5");
@@ -158,6 +164,7 @@ class AttemptAccountingIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void listenerMaxAttemptsBelowTheJobsOwnApplyToFailuresAndLeaseExpiry() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String failing = queues.enqueue("f04", "fails", JobOptions.builder().maxAttempts(3).build()).id();
 		String crashing = queues.enqueue("f04", "crashes", JobOptions.builder().maxAttempts(3).build()).id();
 
@@ -169,11 +176,11 @@ class AttemptAccountingIntegrationTests extends AbstractRedisIntegrationTests {
 		ReservedJob second = queues.reserveBatch("f04", 1, SHORT, "w#f04", List.of(), 1).jobs().get(0);
 		assertThat(second.id()).isEqualTo(crashing);
 		await().atMost(Duration.ofSeconds(5)).until(() -> {
-			queues.reapOnce("f04");
-			return queues.job("f04", crashing).orElseThrow().state() != JobState.ACTIVE;
+			admin.reapOnce("f04");
+			return admin.job("f04", crashing).orElseThrow().state() != JobState.ACTIVE;
 		});
-		assertThat(queues.job("f04", crashing).orElseThrow().state()).isEqualTo(JobState.DEAD);
-		assertThat(queues.counts("f04").dead()).isEqualTo(2);
+		assertThat(admin.job("f04", crashing).orElseThrow().state()).isEqualTo(JobState.DEAD);
+		assertThat(admin.counts("f04").dead()).isEqualTo(2);
 	}
 
 	// F04: 0 keeps the job's own
@@ -191,6 +198,7 @@ class AttemptAccountingIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void jobOnlyReservedAheadByWorkersThatDiedIsSparedUntilThreeTimesItsMaxAttempts() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String running = queues.enqueue("ahead", "runs", JobOptions.builder().maxAttempts(2).build()).id();
 		String waiting = queues.enqueue("ahead", "waits", JobOptions.builder().maxAttempts(2).build()).id();
 
@@ -203,16 +211,16 @@ class AttemptAccountingIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(queues.releaseWorker("ahead", "pod-0#mailer")).isEqualTo(2);
 
 		// lost twice while it had started: dead at max attempts 2
-		assertThat(queues.job("ahead", running).orElseThrow().state()).isEqualTo(JobState.DEAD);
+		assertThat(admin.job("ahead", running).orElseThrow().state()).isEqualTo(JobState.DEAD);
 		// lost twice while it only waited: still ready, at attempt 1, until 3 x 2 such losses
-		assertThat(queues.job("ahead", waiting).orElseThrow().state()).isEqualTo(JobState.READY);
+		assertThat(admin.job("ahead", waiting).orElseThrow().state()).isEqualTo(JobState.READY);
 		for (int loss = 3; loss <= 6; loss++) {
 			jobs = queues.reserveBatch("ahead", 1, LONG, "pod-0#mailer", List.of(), 0, 0).jobs();
 			assertThat(jobs).extracting(ReservedJob::id).containsExactly(waiting);
 			assertThat(jobs.get(0).attempt()).isEqualTo(1);
 			assertThat(queues.releaseWorker("ahead", "pod-0#mailer")).isEqualTo(1);
 		}
-		JobInfo info = queues.job("ahead", waiting).orElseThrow();
+		JobInfo info = admin.job("ahead", waiting).orElseThrow();
 		assertThat(info.state()).isEqualTo(JobState.DEAD);
 		assertThat(info.lastError()).contains("held 6 times while reserved ahead");
 	}

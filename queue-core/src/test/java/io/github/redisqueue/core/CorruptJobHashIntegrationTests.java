@@ -52,6 +52,7 @@ class CorruptJobHashIntegrationTests extends AbstractRedisIntegrationTests {
 	@MethodSource("damage")
 	void pullApiHandsOutEveryHealthyJobAroundADamagedOne(String field, @Nullable String value) {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		List<String> ids = enqueueFive(queues, JobOptions.builder().uniqueKey("u").build());
 		String bad = ids.get(2);
 		damage(queues, bad, field, value);
@@ -61,20 +62,20 @@ class CorruptJobHashIntegrationTests extends AbstractRedisIntegrationTests {
 		completeAll(queues, handedOut);
 		if (unusable(field, value)) {
 			assertThat(handedOut).extracting(ReservedJob::id).doesNotContain(bad);
-			assertThat(queues.deadLetters(QUEUE, 0, 10)).singleElement().satisfies((dead) -> {
+			assertThat(admin.deadLetters(QUEUE, 0, 10)).singleElement().satisfies((dead) -> {
 				assertThat(dead.id()).isEqualTo(bad);
 				assertThat(dead.error()).isEqualTo("corrupt job: field " + field + " is "
 						+ ((value != null) ? "'" + value + "'" : "missing"));
 			});
-			assertThat(queues.job(QUEUE, bad)).hasValueSatisfying(
+			assertThat(admin.job(QUEUE, bad)).hasValueSatisfying(
 					(info) -> assertThat(info.state()).isEqualTo(JobState.DEAD));
 			// an operator's retry works when the damage allows it, is refused with the reason otherwise
-			queues.retryAllDead(QUEUE);
-			assertThat(queues.counts(QUEUE).dead() + queues.counts(QUEUE).ready()).isEqualTo(1);
+			admin.retryAllDead(QUEUE);
+			assertThat(admin.counts(QUEUE).dead() + admin.counts(QUEUE).ready()).isEqualTo(1);
 		}
 		else {
 			assertThat(handedOut).extracting(ReservedJob::id).contains(bad);
-			assertThat(queues.counts(QUEUE).dead()).isZero();
+			assertThat(admin.counts(QUEUE).dead()).isZero();
 		}
 	}
 
@@ -82,33 +83,35 @@ class CorruptJobHashIntegrationTests extends AbstractRedisIntegrationTests {
 	@MethodSource("damage")
 	void reaperTakesBackEveryHealthyLeaseAroundADamagedOne(String field, @Nullable String value) {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		List<String> ids = enqueueFive(queues, JobOptions.defaults());
 		assertThat(queues.reserveBatch(QUEUE, 5, Duration.ofMillis(20), "w1").jobs()).hasSize(5);
 		String bad = ids.get(2);
 		damage(queues, bad, field, value);
 
 		await().atMost(Duration.ofSeconds(5)).until(() -> {
-			queues.reapOnce();
-			return queues.counts(QUEUE).inFlight() == 0;
+			admin.reapOnce();
+			return admin.counts(QUEUE).inFlight() == 0;
 		});
 
 		List<ReservedJob> handedOut = drainHealthyInOrder(queues, ids, bad, 10);
 		handedOut.forEach((job) -> assertThat(job.attempt()).isEqualTo(1));
 		completeAll(queues, handedOut);
-		assertThat(queues.job(QUEUE, bad)).isNotNull();
+		assertThat(admin.job(QUEUE, bad)).isNotNull();
 	}
 
 	@ParameterizedTest(name = "{0} = {1}")
 	@MethodSource("damage")
 	void dueDelayedJobsArePromotedAroundADamagedOne(String field, @Nullable String value) {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		List<String> ids = enqueueFive(queues, JobOptions.builder().delay(Duration.ofMillis(50)).build());
 		String bad = ids.get(2);
 		damage(queues, bad, field, value);
 
 		await().atMost(Duration.ofSeconds(5)).until(() -> {
-			queues.reapOnce();
-			return queues.counts(QUEUE).delayed() == 0;
+			admin.reapOnce();
+			return admin.counts(QUEUE).delayed() == 0;
 		});
 
 		completeAll(queues, drainHealthyInOrder(queues, ids, bad, 10));
@@ -117,6 +120,7 @@ class CorruptJobHashIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void listenerContainerHandlesEveryHealthyJobAroundDamagedOnes() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		List<String> ids = enqueueFive(queues, JobOptions.defaults());
 		damage(queues, ids.get(1), "attempts", "abc");
 		damage(queues, ids.get(3), "priority", null);
@@ -130,7 +134,7 @@ class CorruptJobHashIntegrationTests extends AbstractRedisIntegrationTests {
 			await().atMost(Duration.ofSeconds(10))
 				.untilAsserted(() -> assertThat(handled).containsExactlyInAnyOrder(ids.get(0), ids.get(2), ids.get(4)));
 			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-				QueueCounts counts = queues.counts(QUEUE);
+				QueueCounts counts = admin.counts(QUEUE);
 				assertThat(counts.inFlight() + counts.ready()).isZero();
 				assertThat(counts.dead()).isEqualTo(2);
 			});
@@ -144,10 +148,11 @@ class CorruptJobHashIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void countersDamagedByHandAreSkippedNotThrown() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueue(QUEUE, "one");
 		this.redis.opsForHash().put(queues.keys(QUEUE).key("stats"), "enqueued", "many");
 
-		QueueCounts counts = queues.counts(QUEUE);
+		QueueCounts counts = admin.counts(QUEUE);
 
 		assertThat(counts.ready()).isEqualTo(1);
 		assertThat(counts.totals()).doesNotContainKey("enqueued");
@@ -191,10 +196,11 @@ class CorruptJobHashIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	private static List<ReservedJob> drain(QueueTemplate queues, int perCall) {
+		QueueAdmin admin = new QueueAdmin(queues);
 		List<ReservedJob> handedOut = new ArrayList<>();
 		for (int call = 0; call < 20; call++) {
 			List<ReservedJob> jobs = queues.reserve(QUEUE, perCall, Duration.ofMinutes(1));
-			if (jobs.isEmpty() && queues.counts(QUEUE).ready() == 0) {
+			if (jobs.isEmpty() && admin.counts(QUEUE).ready() == 0) {
 				break;
 			}
 			handedOut.addAll(jobs);
@@ -203,7 +209,8 @@ class CorruptJobHashIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	private static void assertEmptyButDead(QueueTemplate queues) {
-		QueueCounts counts = queues.counts(QUEUE);
+		QueueAdmin admin = new QueueAdmin(queues);
+		QueueCounts counts = admin.counts(QUEUE);
 		assertThat(counts.ready()).isZero();
 		assertThat(counts.delayed()).isZero();
 		assertThat(counts.inFlight()).isZero();

@@ -20,6 +20,7 @@ class CorruptPayloadIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void corruptPayloadStoredByHandIsDeadLetteredAndOtherJobsGoOn() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		List<EnqueueResult> jobs = queues.enqueueAll("mail",
 				List.of(new Email("a@x", "1"), new Email("b@x", "2"), new Email("c@x", "3")), JobOptions.defaults());
 		String bad = jobs.get(1).id();
@@ -28,7 +29,7 @@ class CorruptPayloadIntegrationTests extends AbstractRedisIntegrationTests {
 		List<Job<Email>> handedOut = queues.reserve("mail", 10, Duration.ofMinutes(1), Email.class);
 
 		assertThat(handedOut).extracting((job) -> job.payload().to()).containsExactly("a@x", "c@x");
-		assertThat(queues.deadLetters("mail", 0, 10)).singleElement().satisfies((dead) -> {
+		assertThat(admin.deadLetters("mail", 0, 10)).singleElement().satisfies((dead) -> {
 			assertThat(dead.id()).isEqualTo(bad);
 			assertThat(dead.error()).contains("Cannot read payload as");
 		});
@@ -38,13 +39,14 @@ class CorruptPayloadIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void payloadOfTheWrongShapeIsDeadLettered() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueue("mail", List.of(1, 2));
 		queues.enqueue("mail", new Email("ok@x", "fine"));
 
 		List<Job<Email>> handedOut = queues.reserve("mail", 10, Duration.ofMinutes(1), Email.class);
 
 		assertThat(handedOut).singleElement().satisfies((job) -> assertThat(job.payload().to()).isEqualTo("ok@x"));
-		assertThat(queues.counts("mail").dead()).isEqualTo(1);
+		assertThat(admin.counts("mail").dead()).isEqualTo(1);
 	}
 
 }

@@ -22,6 +22,7 @@ class DeadLetterIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void jobDiesAfterItsMaxAttemptsWithTheLastError() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("d", "x", JobOptions.builder().maxAttempts(3).build()).id();
 		for (int attempt = 1; attempt <= 3; attempt++) {
 			ReservedJob job = queues.reserve("d", 1, LEASE).get(0);
@@ -29,21 +30,22 @@ class DeadLetterIntegrationTests extends AbstractRedisIntegrationTests {
 			FailResult result = queues.retry("d", job.ref(), "boom " + attempt, Duration.ZERO);
 			assertThat(result).isEqualTo((attempt < 3) ? FailResult.RETRY_SCHEDULED : FailResult.DEAD_LETTERED);
 		}
-		DeadJob dead = queues.deadLetters("d", 0, 10).get(0);
+		DeadJob dead = admin.deadLetters("d", 0, 10).get(0);
 		assertThat(dead.id()).isEqualTo(id);
 		assertThat(dead.error()).isEqualTo("boom 3");
 		assertThat(dead.attempts()).isEqualTo(3);
-		assertThat(queues.counts("d").total("failed")).isEqualTo(2);
+		assertThat(admin.counts("d").total("failed")).isEqualTo(2);
 	}
 
 	@Test
 	void retryWithADelayWaitsInTheDelayedSetUntilDue() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("d", "x").id();
 		ReservedJob job = queues.reserve("d", 1, LEASE).get(0);
 		queues.retry("d", job.ref(), "later", Duration.ofMillis(300));
 
-		assertThat(queues.job("d", id).orElseThrow().state()).isEqualTo(JobState.DELAYED);
+		assertThat(admin.job("d", id).orElseThrow().state()).isEqualTo(JobState.DELAYED);
 		assertThat(queues.reserve("d", 1, LEASE)).isEmpty();
 		ReservedJob again = await().atMost(Duration.ofSeconds(5))
 			.until(() -> queues.reserve("d", 1, LEASE), (jobs) -> !jobs.isEmpty())
@@ -54,19 +56,21 @@ class DeadLetterIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void deadLetterKillsAtOnceWhateverAttemptsAreLeft() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueue("d", "x", JobOptions.builder().maxAttempts(10).build());
 		ReservedJob job = queues.reserve("d", 1, LEASE).get(0);
 		assertThat(queues.deadLetter("d", job.ref(), "fatal")).isEqualTo(FailResult.DEAD_LETTERED);
-		assertThat(queues.counts("d").dead()).isEqualTo(1);
+		assertThat(admin.counts("d").dead()).isEqualTo(1);
 	}
 
 	@Test
 	void deadLettersArePagedMostRecentFirstWithoutOverlap() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		killAll(queues, 25);
-		List<DeadJob> first = queues.deadLetters("d", 0, 10);
-		List<DeadJob> second = queues.deadLetters("d", 10, 10);
-		List<DeadJob> third = queues.deadLetters("d", 20, 10);
+		List<DeadJob> first = admin.deadLetters("d", 0, 10);
+		List<DeadJob> second = admin.deadLetters("d", 10, 10);
+		List<DeadJob> third = admin.deadLetters("d", 20, 10);
 		assertThat(first).hasSize(10);
 		assertThat(second).hasSize(10);
 		assertThat(third).hasSize(5);
@@ -80,13 +84,14 @@ class DeadLetterIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void retryDeadPutsOneJobBackWithItsAttemptsReset() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		List<String> ids = killAll(queues, 2);
-		assertThat(queues.retryDead("d", ids.get(0))).isTrue();
-		assertThat(queues.retryDead("d", ids.get(0))).isFalse();
+		assertThat(admin.retryDead("d", ids.get(0))).isTrue();
+		assertThat(admin.retryDead("d", ids.get(0))).isFalse();
 		ReservedJob job = queues.reserve("d", 1, LEASE).get(0);
 		assertThat(job.id()).isEqualTo(ids.get(0));
 		assertThat(job.attempt()).isEqualTo(1);
-		assertThat(queues.counts("d").dead()).isEqualTo(1);
+		assertThat(admin.counts("d").dead()).isEqualTo(1);
 	}
 
 	@Test
@@ -94,18 +99,19 @@ class DeadLetterIntegrationTests extends AbstractRedisIntegrationTests {
 		// a small batch makes "all" take several steps
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
 				QueueSettings.builder().reapBatch(7).build());
+		QueueAdmin admin = new QueueAdmin(queues);
 		killAll(queues, 20);
-		assertThat(queues.retryAllDead("d")).isEqualTo(20);
-		assertThat(queues.counts("d").dead()).isZero();
-		assertThat(queues.counts("d").ready()).isEqualTo(20);
+		assertThat(admin.retryAllDead("d")).isEqualTo(20);
+		assertThat(admin.counts("d").dead()).isZero();
+		assertThat(admin.counts("d").ready()).isEqualTo(20);
 		queues.completeAll("d", queues.reserve("d", 20, LEASE).stream().map(ReservedJob::ref).toList());
 
 		List<String> ids = killAll(queues, 20);
-		assertThat(queues.purgeDead("d", ids.get(0))).isTrue();
-		assertThat(queues.job("d", ids.get(0))).isEmpty();
-		assertThat(queues.purgeAllDead("d")).isEqualTo(19);
-		assertThat(queues.job("d", ids.get(1))).isEmpty();
-		assertThat(queues.counts("d").dead()).isZero();
+		assertThat(admin.purgeDead("d", ids.get(0))).isTrue();
+		assertThat(admin.job("d", ids.get(0))).isEmpty();
+		assertThat(admin.purgeAllDead("d")).isEqualTo(19);
+		assertThat(admin.job("d", ids.get(1))).isEmpty();
+		assertThat(admin.counts("d").dead()).isZero();
 	}
 
 	@Test
@@ -114,17 +120,18 @@ class DeadLetterIntegrationTests extends AbstractRedisIntegrationTests {
 					.completedRetention(Duration.ofMillis(200))
 					.deadRetention(Duration.ofMillis(200))
 					.build());
+		QueueAdmin admin = new QueueAdmin(queues);
 		String done = queues.enqueue("d", "done").id();
 		queues.complete("d", queues.reserve("d", 1, LEASE).get(0).ref());
-		assertThat(queues.job("d", done).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
+		assertThat(admin.job("d", done).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
 		String dead = killAll(queues, 1).get(0);
 
 		await().atMost(Duration.ofSeconds(5)).until(() -> {
-			queues.reapOnce("d");
-			return queues.job("d", done).isEmpty() && queues.job("d", dead).isEmpty();
+			admin.reapOnce("d");
+			return admin.job("d", done).isEmpty() && admin.job("d", dead).isEmpty();
 		});
-		assertThat(queues.counts("d").completed()).isZero();
-		assertThat(queues.counts("d").dead()).isZero();
+		assertThat(admin.counts("d").completed()).isZero();
+		assertThat(admin.counts("d").dead()).isZero();
 	}
 
 	private static List<String> killAll(QueueTemplate queues, int count) {

@@ -40,18 +40,19 @@ class DeadLetterRetryIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void retryDeadOfAJobWhoseUniquenessKeyIsHeldByAnotherLiveJobIsRefused() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String a = queues.enqueue("inv", "A", unique("invoice-42")).id();
 		assertThat(queues.deadLetter("inv", queues.reserve("inv", 1, LEASE).get(0).ref(), "gave up"))
 			.isEqualTo(FailResult.DEAD_LETTERED);
 		EnqueueResult b = queues.enqueue("inv", "B", unique("invoice-42"));
 		assertThat(b.duplicate()).isFalse();
 
-		assertThat(queues.retryDead("inv", a)).isFalse();
+		assertThat(admin.retryDead("inv", a)).isFalse();
 
-		JobInfo dead = queues.job("inv", a).orElseThrow();
+		JobInfo dead = admin.job("inv", a).orElseThrow();
 		assertThat(dead.state()).isEqualTo(JobState.DEAD);
 		assertThat(dead.lastError()).contains("invoice-42");
-		assertThat(queues.deadLetters("inv", 0, 10)).singleElement().satisfies((job) -> {
+		assertThat(admin.deadLetters("inv", 0, 10)).singleElement().satisfies((job) -> {
 			assertThat(job.id()).isEqualTo(a);
 			assertThat(job.error()).contains("invoice-42");
 		});
@@ -63,17 +64,18 @@ class DeadLetterRetryIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void retryDeadWorksOnceTheOtherJobCompletedAndTheKeyThenPointsAtTheRetriedJob() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String a = queues.enqueue("inv", "A", unique("invoice-42")).id();
 		queues.deadLetter("inv", queues.reserve("inv", 1, LEASE).get(0).ref(), "gave up");
 		String b = queues.enqueue("inv", "B", unique("invoice-42")).id();
-		assertThat(queues.retryDead("inv", a)).isFalse();
+		assertThat(admin.retryDead("inv", a)).isFalse();
 
 		ReservedJob running = queues.reserve("inv", 1, LEASE).get(0);
 		assertThat(running.id()).isEqualTo(b);
 		assertThat(queues.complete("inv", running.ref())).isEqualTo(AckResult.OK);
 
-		assertThat(queues.retryDead("inv", a)).isTrue();
-		assertThat(queues.job("inv", a).orElseThrow().state()).isEqualTo(JobState.READY);
+		assertThat(admin.retryDead("inv", a)).isTrue();
+		assertThat(admin.job("inv", a).orElseThrow().state()).isEqualTo(JobState.READY);
 		assertThat(queues.enqueue("inv", "C", unique("invoice-42"))).isEqualTo(new EnqueueResult(a, true));
 		assertThat(queues.reserve("inv", 10, LEASE)).extracting(ReservedJob::id).containsExactly(a);
 	}
@@ -82,6 +84,7 @@ class DeadLetterRetryIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void retryAllDeadLeavesDeadTheJobsWhoseKeyIsHeldAndRetriesTheOthers() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String a = queues.enqueue("inv", "A", unique("invoice-42")).id();
 		String free = queues.enqueue("inv", "D", unique("invoice-43")).id();
 		for (ReservedJob job : queues.reserve("inv", 2, LEASE)) {
@@ -89,10 +92,10 @@ class DeadLetterRetryIntegrationTests extends AbstractRedisIntegrationTests {
 		}
 		String b = queues.enqueue("inv", "B", unique("invoice-42")).id();
 
-		assertThat(queues.retryAllDead("inv")).isEqualTo(1);
+		assertThat(admin.retryAllDead("inv")).isEqualTo(1);
 
-		assertThat(queues.job("inv", a).orElseThrow().state()).isEqualTo(JobState.DEAD);
-		assertThat(queues.job("inv", free).orElseThrow().state()).isEqualTo(JobState.READY);
+		assertThat(admin.job("inv", a).orElseThrow().state()).isEqualTo(JobState.DEAD);
+		assertThat(admin.job("inv", free).orElseThrow().state()).isEqualTo(JobState.READY);
 		assertThat(queues.reserve("inv", 10, LEASE)).extracting(ReservedJob::id).containsExactlyInAnyOrder(b, free);
 	}
 
@@ -100,36 +103,38 @@ class DeadLetterRetryIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void retryDeadOfAJobThatExpiredRunsInsteadOfExpiringAgain() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("exp", "late", JobOptions.builder().expireAfter(Duration.ofMillis(200)).build())
 			.id();
-		RedisClock.awaitPast(this.redis, queues.job("exp", id).orElseThrow().expireAt());
+		RedisClock.awaitPast(this.redis, admin.job("exp", id).orElseThrow().expireAt());
 		assertThat(queues.reserve("exp", 1, LEASE)).isEmpty();
-		assertThat(queues.job("exp", id).orElseThrow().lastError()).isEqualTo("expired");
+		assertThat(admin.job("exp", id).orElseThrow().lastError()).isEqualTo("expired");
 
-		assertThat(queues.retryDead("exp", id)).isTrue();
+		assertThat(admin.retryDead("exp", id)).isTrue();
 
-		assertThat(queues.reapOnce("exp").expired()).isZero();
+		assertThat(admin.reapOnce("exp").expired()).isZero();
 		assertThat(queues.reserve("exp", 1, LEASE)).singleElement().satisfies((job) -> {
 			assertThat(job.id()).isEqualTo(id);
 			assertThat(job.attempt()).isEqualTo(1);
 		});
-		assertThat(queues.counts("exp").total("expired")).isEqualTo(1);
+		assertThat(admin.counts("exp").total("expired")).isEqualTo(1);
 	}
 
 	// F02
 	@Test
 	void retryDeadOfAJobThatFailedAfterItsExpiryTimeRunsAgain() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("exp", "x", JobOptions.builder().expireAfter(Duration.ofMillis(300)).build()).id();
 		ReservedJob job = queues.reserve("exp", 1, LEASE).get(0);
 		assertThat(queues.deadLetter("exp", job.ref(), "failed for real")).isEqualTo(FailResult.DEAD_LETTERED);
-		RedisClock.awaitPast(this.redis, queues.job("exp", id).orElseThrow().expireAt());
+		RedisClock.awaitPast(this.redis, admin.job("exp", id).orElseThrow().expireAt());
 
-		assertThat(queues.retryDead("exp", id)).isTrue();
+		assertThat(admin.retryDead("exp", id)).isTrue();
 
-		assertThat(queues.reapOnce("exp").expired()).isZero();
+		assertThat(admin.reapOnce("exp").expired()).isZero();
 		assertThat(queues.reserve("exp", 1, LEASE)).extracting(ReservedJob::id).containsExactly(id);
-		assertThat(queues.counts("exp").total("expired")).isZero();
+		assertThat(admin.counts("exp").total("expired")).isZero();
 	}
 
 	// F16
@@ -137,15 +142,16 @@ class DeadLetterRetryIntegrationTests extends AbstractRedisIntegrationTests {
 	void retryAllDeadTouchesEachDeadJobOnceWhileConsumersFailThemAgainAtOnce() throws Exception {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
 				QueueSettings.builder().reapBatch(10).build());
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueueAll("f16", IntStream.range(0, 50).boxed().toList(), JobOptions.builder().maxAttempts(1).build());
 		for (ReservedJob job : queues.reserve("f16", 50, LEASE)) {
 			queues.retry("f16", job.ref(), "fails at once", Duration.ZERO);
 		}
-		assertThat(queues.counts("f16").dead()).isEqualTo(50);
+		assertThat(admin.counts("f16").dead()).isEqualTo(50);
 
 		long retried = withConsumers(queues, "f16",
 				(consumer, job) -> consumer.retry("f16", job.ref(), "fails at once", Duration.ZERO),
-				() -> queues.retryAllDead("f16"));
+				() -> admin.retryAllDead("f16"));
 
 		assertThat(retried).isBetween(1L, 50L);
 	}
@@ -155,25 +161,26 @@ class DeadLetterRetryIntegrationTests extends AbstractRedisIntegrationTests {
 	void retryAllDeadOfExpiredJobsReturnsAtOnceWhileConsumersRunAndTheJobsRun() throws Exception {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
 				QueueSettings.builder().reapBatch(10).build());
+		QueueAdmin admin = new QueueAdmin(queues);
 		List<EnqueueResult> enqueued = queues.enqueueAll("f16", IntStream.range(0, 50).boxed().toList(),
 				JobOptions.builder().expireAfter(Duration.ofMillis(200)).build());
-		RedisClock.awaitPast(this.redis, queues.job("f16", enqueued.get(49).id()).orElseThrow().expireAt());
+		RedisClock.awaitPast(this.redis, admin.job("f16", enqueued.get(49).id()).orElseThrow().expireAt());
 		// each reserve dead-letters a bounded number of expired jobs (F08)
-		for (int call = 0; call < 50 && queues.counts("f16").dead() < 50; call++) {
+		for (int call = 0; call < 50 && admin.counts("f16").dead() < 50; call++) {
 			assertThat(queues.reserve("f16", 50, LEASE)).isEmpty();
 		}
-		assertThat(queues.counts("f16").dead()).isEqualTo(50);
+		assertThat(admin.counts("f16").dead()).isEqualTo(50);
 
 		long retried = withConsumers(queues, "f16", (consumer, job) -> consumer.complete("f16", job.ref()), () -> {
-			long count = queues.retryAllDead("f16");
+			long count = admin.retryAllDead("f16");
 			// the consumers run every retried job
-			await().atMost(Duration.ofSeconds(10)).until(() -> queues.counts("f16").total("completed") == 50);
+			await().atMost(Duration.ofSeconds(10)).until(() -> admin.counts("f16").total("completed") == 50);
 			return count;
 		});
 
 		assertThat(retried).isBetween(1L, 50L);
-		assertThat(queues.counts("f16").dead()).isZero();
-		assertThat(queues.counts("f16").total("expired")).isEqualTo(50);
+		assertThat(admin.counts("f16").dead()).isZero();
+		assertThat(admin.counts("f16").total("expired")).isEqualTo(50);
 	}
 
 	/**
@@ -229,14 +236,15 @@ class DeadLetterRetryIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void largestAcceptedUniquenessWindowWorksThroughCompletion() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		JobOptions options = JobOptions.builder().uniqueKey("k").uniqueFor(Duration.ofDays(3650)).build();
 		String id = queues.enqueue("u21", "x", options).id();
 		ReservedJob job = queues.reserve("u21", 1, LEASE).get(0);
 
 		assertThat(queues.complete("u21", job.ref())).isEqualTo(AckResult.OK);
 
-		assertThat(queues.job("u21", id)).as("not stranded: completed and gone").isEmpty();
-		assertThat(queues.counts("u21").pending()).isZero();
+		assertThat(admin.job("u21", id)).as("not stranded: completed and gone").isEmpty();
+		assertThat(admin.counts("u21").pending()).isZero();
 		Set<String> uniqueKeys = this.redis.keys("*unique:k");
 		assertThat(uniqueKeys).hasSize(1);
 		Long ttl = this.redis.getExpire(uniqueKeys.iterator().next(), TimeUnit.SECONDS);

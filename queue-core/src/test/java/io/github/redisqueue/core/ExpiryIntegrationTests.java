@@ -23,40 +23,43 @@ class ExpiryIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void expiredJobIsNeverHandedOutAndDiesAsExpired() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("e", "late", expiring(200)).id();
 		String fresh = queues.enqueue("e", "fresh").id();
 
 		await().pollDelay(Duration.ofMillis(250)).atMost(Duration.ofSeconds(2)).until(() -> true);
 		assertThat(queues.reserve("e", 10, LEASE)).extracting(ReservedJob::id).containsExactly(fresh);
 
-		assertThat(queues.deadLetters("e", 0, 10)).singleElement().satisfies((dead) -> {
+		assertThat(admin.deadLetters("e", 0, 10)).singleElement().satisfies((dead) -> {
 			assertThat(dead.id()).isEqualTo(id);
 			assertThat(dead.error()).isEqualTo("expired");
 			assertThat(dead.attempts()).isZero();
 		});
-		assertThat(queues.counts("e").total("expired")).isEqualTo(1);
+		assertThat(admin.counts("e").total("expired")).isEqualTo(1);
 	}
 
 	@Test
 	void reaperDeadLettersExpiredJobsOnItsOwn() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("e", "late", expiring(200)).id();
 
-		await().atMost(Duration.ofSeconds(5)).until(() -> queues.reapOnce("e").expired() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> admin.reapOnce("e").expired() == 1);
 
-		assertThat(queues.job("e", id).orElseThrow().state()).isEqualTo(JobState.DEAD);
-		assertThat(queues.counts("e").ready()).isZero();
+		assertThat(admin.job("e", id).orElseThrow().state()).isEqualTo(JobState.DEAD);
+		assertThat(admin.counts("e").ready()).isZero();
 	}
 
 	@Test
 	void jobThatStartedBeforeItsExpiryStillRunsWhenRetriedLater() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueue("e", "x", expiring(300));
 		ReservedJob first = queues.reserve("e", 1, LEASE).get(0);
 		await().pollDelay(Duration.ofMillis(350)).atMost(Duration.ofSeconds(2)).until(() -> true);
 
 		assertThat(queues.retry("e", first.ref(), "try again", Duration.ZERO)).isEqualTo(FailResult.RETRY_SCHEDULED);
-		assertThat(queues.reapOnce("e").expired()).isZero();
+		assertThat(admin.reapOnce("e").expired()).isZero();
 		assertThat(queues.reserve("e", 1, LEASE)).singleElement()
 			.satisfies((job) -> assertThat(job.attempt()).isEqualTo(2));
 	}
@@ -64,12 +67,13 @@ class ExpiryIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void delayedJobWhoseExpiryComesBeforeItsDueTimeDiesAsExpired() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("e", "x",
 				JobOptions.builder().delay(Duration.ofMillis(300)).expireAfter(Duration.ofMillis(100)).build()).id();
 
-		await().atMost(Duration.ofSeconds(5)).until(() -> queues.job("e", id).orElseThrow().state() == JobState.DEAD
+		await().atMost(Duration.ofSeconds(5)).until(() -> admin.job("e", id).orElseThrow().state() == JobState.DEAD
 				|| !queues.reserve("e", 1, LEASE).isEmpty());
-		assertThat(queues.job("e", id).orElseThrow().lastError()).isEqualTo("expired");
+		assertThat(admin.job("e", id).orElseThrow().lastError()).isEqualTo("expired");
 	}
 
 }

@@ -27,37 +27,40 @@ class IdempotentEnqueueIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void secondEnqueueWithTheSameKeyReturnsTheFirstJobWhileItWaits() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		EnqueueResult first = queues.enqueue("idem", "order-7", idempotent("order-7"));
 		assertThat(first.duplicate()).isFalse();
 
 		EnqueueResult second = queues.enqueue("idem", "order-7 (sent again)", idempotent("order-7"));
 
 		assertThat(second).isEqualTo(new EnqueueResult(first.id(), true));
-		assertThat(queues.counts("idem").ready()).isEqualTo(1);
-		assertThat(queues.job("idem", first.id()).orElseThrow().payloadAsString()).isEqualTo("\"order-7\"");
+		assertThat(admin.counts("idem").ready()).isEqualTo(1);
+		assertThat(admin.job("idem", first.id()).orElseThrow().payloadAsString()).isEqualTo("\"order-7\"");
 	}
 
 	@Test
 	void secondEnqueueWithTheSameKeyReturnsTheFirstJobAfterItCompleted() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String first = queues.enqueue("idem", "order-7", idempotent("order-7")).id();
 		assertThat(queues.complete("idem", queues.reserve("idem", 1, LEASE).get(0).ref())).isEqualTo(AckResult.OK);
 
 		EnqueueResult second = queues.enqueue("idem", "order-7", idempotent("order-7"));
 
 		assertThat(second).isEqualTo(new EnqueueResult(first, true));
-		assertThat(queues.counts("idem").pending()).isZero();
+		assertThat(admin.counts("idem").pending()).isZero();
 		assertThat(queues.reserve("idem", 1, LEASE)).isEmpty();
 	}
 
 	@Test
 	void secondEnqueueWithTheSameKeyReturnsTheFirstJobAfterItDied() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String first = queues.enqueue("idem", "order-7", idempotent("order-7")).id();
 		queues.deadLetter("idem", queues.reserve("idem", 1, LEASE).get(0).ref(), "fatal");
 
 		assertThat(queues.enqueue("idem", "order-7", idempotent("order-7"))).isEqualTo(new EnqueueResult(first, true));
-		assertThat(queues.counts("idem").pending()).isZero();
+		assertThat(admin.counts("idem").pending()).isZero();
 	}
 
 	@Test
@@ -81,23 +84,25 @@ class IdempotentEnqueueIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void differentKeysMakeDifferentJobs() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		EnqueueResult a = queues.enqueue("idem", "a", idempotent("order-7"));
 		EnqueueResult b = queues.enqueue("idem", "b", idempotent("order-8"));
 		EnqueueResult plain = queues.enqueue("idem", "c");
 
 		assertThat(List.of(a, b, plain)).extracting(EnqueueResult::duplicate).containsOnly(false);
 		assertThat(List.of(a.id(), b.id(), plain.id())).doesNotHaveDuplicates();
-		assertThat(queues.counts("idem").ready()).isEqualTo(3);
+		assertThat(admin.counts("idem").ready()).isEqualTo(3);
 	}
 
 	@Test
 	void sharedIdempotencyKeyForABulkEnqueueOfMoreThanOnePayloadIsRefused() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> queues.enqueueAll("idem", List.of("a", "b"), idempotent("batch-1")));
 
-		assertThat(queues.counts("idem").pending()).isZero();
+		assertThat(admin.counts("idem").pending()).isZero();
 		EnqueueResult single = queues.enqueueAll("idem", List.of("a"), idempotent("batch-1")).get(0);
 		assertThat(single.duplicate()).isFalse();
 		assertThat(queues.enqueue("idem", "a", idempotent("batch-1"))).isEqualTo(new EnqueueResult(single.id(), true));

@@ -24,13 +24,14 @@ class LeaseIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void expiredLeaseIsDeliveredAgainByReapOnce() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("mail", "hello").id();
 		ReservedJob first = queues.reserve("mail", 1, SHORT).get(0);
-		assertThat(queues.counts("mail").inFlight()).isEqualTo(1);
+		assertThat(admin.counts("mail").inFlight()).isEqualTo(1);
 
-		await().atMost(Duration.ofSeconds(5)).until(() -> queues.reapOnce("mail").reclaimed() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> admin.reapOnce("mail").reclaimed() == 1);
 
-		JobInfo info = queues.job("mail", id).orElseThrow();
+		JobInfo info = admin.job("mail", id).orElseThrow();
 		assertThat(info.state()).isEqualTo(JobState.READY);
 		assertThat(info.lastError()).isEqualTo("lease expired");
 		ReservedJob second = queues.reserve("mail", 1, LONG).get(0);
@@ -43,6 +44,7 @@ class LeaseIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void expiredLeaseIsDeliveredAgainByReserveWithoutAnyReaper() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueue("mail", "hello");
 		ReservedJob first = queues.reserve("mail", 1, SHORT).get(0);
 		assertThat(queues.reserve("mail", 1, LONG)).isEmpty();
@@ -51,12 +53,13 @@ class LeaseIntegrationTests extends AbstractRedisIntegrationTests {
 			.until(() -> queues.reserve("mail", 1, LONG), (jobs) -> !jobs.isEmpty());
 
 		assertThat(again.get(0).id()).isEqualTo(first.id());
-		assertThat(queues.counts("mail").total("reaped")).isEqualTo(1);
+		assertThat(admin.counts("mail").total("reaped")).isEqualTo(1);
 	}
 
 	@Test
 	void staleTokenCannotCompleteExtendFailOrReleaseAJobHandedToAnotherConsumer() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueue("mail", "hello");
 		ReservedJob stale = queues.reserve("mail", 1, SHORT).get(0);
 		ReservedJob current = await().atMost(Duration.ofSeconds(5))
@@ -69,16 +72,17 @@ class LeaseIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(queues.deadLetter("mail", stale.ref(), "late")).isEqualTo(FailResult.STALE_TOKEN);
 		assertThat(queues.release("mail", stale.ref())).isEqualTo(AckResult.STALE_TOKEN);
 
-		JobInfo info = queues.job("mail", current.id()).orElseThrow();
+		JobInfo info = admin.job("mail", current.id()).orElseThrow();
 		assertThat(info.state()).isEqualTo(JobState.ACTIVE);
 		assertThat(queues.complete("mail", current.ref())).isEqualTo(AckResult.OK);
-		assertThat(queues.job("mail", current.id())).isEmpty();
+		assertThat(admin.job("mail", current.id())).isEmpty();
 		assertThat(queues.complete("mail", current.ref())).isEqualTo(AckResult.NOT_FOUND);
 	}
 
 	@Test
 	void extendingALeaseKeepsTheJobFromBeingReclaimed() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueue("mail", "hello");
 		ReservedJob job = queues.reserve("mail", 1, Duration.ofMillis(300)).get(0);
 
@@ -87,7 +91,7 @@ class LeaseIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(extended.extended()).isTrue();
 		assertThat(extended.leaseUntil()).isAfter(Instant.now().plus(Duration.ofMinutes(4)));
 		await().pollDelay(Duration.ofMillis(400)).atMost(Duration.ofSeconds(2)).until(() -> true);
-		assertThat(queues.reapOnce("mail").reclaimed()).isZero();
+		assertThat(admin.reapOnce("mail").reclaimed()).isZero();
 		assertThat(queues.complete("mail", job.ref())).isEqualTo(AckResult.OK);
 	}
 
@@ -121,13 +125,14 @@ class LeaseIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void restartedWorkerTakesBackTheLeasesItsIdentityHolds() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueueAll("mail", List.of("a", "b", "c"), JobOptions.defaults());
 		queues.reserveBatch("mail", 2, LONG, "worker-1");
 		queues.reserveBatch("mail", 1, LONG, "worker-2");
 
 		assertThat(queues.releaseWorker("mail", "worker-1")).isEqualTo(2);
 
-		QueueCounts counts = queues.counts("mail");
+		QueueCounts counts = admin.counts("mail");
 		assertThat(counts.ready()).isEqualTo(2);
 		assertThat(counts.inFlight()).isEqualTo(1);
 	}
@@ -135,13 +140,14 @@ class LeaseIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void leaseThatRunsOutOnTheLastAttemptDeadLettersTheJob() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("mail", "x", JobOptions.builder().maxAttempts(1).build()).id();
 		queues.reserve("mail", 1, SHORT);
 
-		await().atMost(Duration.ofSeconds(5)).until(() -> queues.reapOnce("mail").reclaimed() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> admin.reapOnce("mail").reclaimed() == 1);
 
-		assertThat(queues.job("mail", id).orElseThrow().state()).isEqualTo(JobState.DEAD);
-		assertThat(queues.deadLetters("mail", 0, 10)).singleElement()
+		assertThat(admin.job("mail", id).orElseThrow().state()).isEqualTo(JobState.DEAD);
+		assertThat(admin.deadLetters("mail", 0, 10)).singleElement()
 			.satisfies((dead) -> assertThat(dead.error()).contains("lease expired"));
 	}
 

@@ -34,13 +34,14 @@ class OrderingEdgeIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void bulkEnqueueWithOneDelayComesOutInEnqueueOrderOnceDue() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		List<String> ids = queues
 			.enqueueAll("f06", IntStream.rangeClosed(1, 30).boxed().toList(),
 					JobOptions.builder().delay(Duration.ofMillis(300)).build())
 			.stream()
 			.map(EnqueueResult::id)
 			.toList();
-		RedisClock.awaitPast(this.redis, queues.job("f06", ids.get(29)).orElseThrow().dueAt());
+		RedisClock.awaitPast(this.redis, admin.job("f06", ids.get(29)).orElseThrow().dueAt());
 
 		List<ReservedJob> jobs = queues.reserve("f06", 30, LEASE);
 
@@ -53,15 +54,16 @@ class OrderingEdgeIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void jobsWithOneRunAtEnqueuedOneByOneComeOutInEnqueueOrderOnceDue() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		Instant runAt = RedisClock.now(this.redis).plusMillis(500);
 		List<String> ids = new ArrayList<>();
 		for (int i = 1; i <= 12; i++) {
 			ids.add(queues.enqueue("f06", i, JobOptions.builder().runAt(runAt).build()).id());
 		}
-		assertThat(queues.counts("f06").delayed()).isEqualTo(12);
+		assertThat(admin.counts("f06").delayed()).isEqualTo(12);
 		RedisClock.awaitPast(this.redis, runAt);
 
-		assertThat(queues.reapOnce("f06").promoted()).isEqualTo(12);
+		assertThat(admin.reapOnce("f06").promoted()).isEqualTo(12);
 		List<String> order = new ArrayList<>();
 		for (int i = 0; i < 12; i++) {
 			order.add(queues.reserve("f06", 1, LEASE).get(0).id());
@@ -74,6 +76,7 @@ class OrderingEdgeIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void idsNearTheTopOfTheSequenceAreExactIntegersOrRefusedAndNoJobIsOverwritten() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String existing = queues.enqueue("f05", "existing").id();
 		long start = 99_999_999_999_990L;
 		this.redis.opsForValue().set(queues.keys("f05").key("seq"), Long.toString(start));
@@ -103,11 +106,11 @@ class OrderingEdgeIntegrationTests extends AbstractRedisIntegrationTests {
 		long expected = start + 1;
 		for (Map.Entry<String, String> job : accepted.entrySet()) {
 			assertThat(new BigInteger(job.getKey())).isEqualTo(BigInteger.valueOf(expected++));
-			assertThat(queues.job("f05", job.getKey()).orElseThrow().payloadAsString())
+			assertThat(admin.job("f05", job.getKey()).orElseThrow().payloadAsString())
 				.isEqualTo("\"" + job.getValue() + "\"");
 		}
-		assertThat(queues.job("f05", existing).orElseThrow().payloadAsString()).isEqualTo("\"existing\"");
-		assertThat(queues.counts("f05").ready()).isEqualTo(1 + accepted.size());
+		assertThat(admin.job("f05", existing).orElseThrow().payloadAsString()).isEqualTo("\"existing\"");
+		assertThat(admin.counts("f05").ready()).isEqualTo(1 + accepted.size());
 	}
 
 	// F05a
@@ -148,6 +151,7 @@ class OrderingEdgeIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void lostSequenceKeyNeverLetsAnEnqueueOverwriteAnExistingJob() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		List<String> originals = queues.enqueueAll("s4", List.of("a", "b", "c"), JobOptions.defaults())
 			.stream()
 			.map(EnqueueResult::id)
@@ -166,10 +170,10 @@ class OrderingEdgeIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(accepted.keySet()).doesNotContainAnyElementsOf(originals).doesNotHaveDuplicates();
 		List<String> payloads = List.of("a", "b", "c");
 		for (int i = 0; i < 3; i++) {
-			assertThat(queues.job("s4", originals.get(i)).orElseThrow().payloadAsString())
+			assertThat(admin.job("s4", originals.get(i)).orElseThrow().payloadAsString())
 				.isEqualTo("\"" + payloads.get(i) + "\"");
 		}
-		accepted.forEach((id, payload) -> assertThat(queues.job("s4", id).orElseThrow().payloadAsString())
+		accepted.forEach((id, payload) -> assertThat(admin.job("s4", id).orElseThrow().payloadAsString())
 			.isEqualTo("\"" + payload + "\""));
 		assertThat(queues.reserve("s4", 10, LEASE)).hasSize(3 + accepted.size());
 	}

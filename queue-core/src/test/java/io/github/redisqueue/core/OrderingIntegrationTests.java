@@ -47,12 +47,13 @@ class OrderingIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void delayedJobIsInvisibleBeforeItIsDueAndReservableAfter() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("later", "x", JobOptions.builder().delay(Duration.ofMillis(500)).build()).id();
 		Instant enqueued = Instant.now();
 
 		assertThat(queues.reserve("later", 1, LEASE)).isEmpty();
-		assertThat(queues.job("later", id).orElseThrow().state()).isEqualTo(JobState.DELAYED);
-		assertThat(queues.counts("later").delayed()).isEqualTo(1);
+		assertThat(admin.job("later", id).orElseThrow().state()).isEqualTo(JobState.DELAYED);
+		assertThat(admin.counts("later").delayed()).isEqualTo(1);
 
 		List<ReservedJob> jobs = await().atMost(Duration.ofSeconds(5))
 			.until(() -> queues.reserve("later", 1, LEASE), (found) -> !found.isEmpty());
@@ -76,25 +77,27 @@ class OrderingIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void headAgeTellsHowLongTheNextJobHasBeenReady() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
-		assertThat(queues.counts("age").headAge()).isNull();
+		QueueAdmin admin = new QueueAdmin(queues);
+		assertThat(admin.counts("age").headAge()).isNull();
 		queues.enqueue("age", "x");
 
-		await().atMost(Duration.ofSeconds(5)).until(() -> queues.counts("age").headAge().toMillis() >= 300);
+		await().atMost(Duration.ofSeconds(5)).until(() -> admin.counts("age").headAge().toMillis() >= 300);
 		queues.enqueue("age", "urgent", JobOptions.builder().priority(5).build());
-		assertThat(queues.counts("age").headAge()).isLessThan(Duration.ofMillis(300));
+		assertThat(admin.counts("age").headAge()).isLessThan(Duration.ofMillis(300));
 
 		queues.reserve("age", 2, LEASE);
-		assertThat(queues.counts("age").headAge()).isNull();
+		assertThat(admin.counts("age").headAge()).isNull();
 	}
 
 	@Test
 	void pausedQueueHandsOutNothingUntilResumed() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueue("p", "x");
-		queues.pause("p");
+		admin.pause("p");
 		assertThat(queues.reserve("p", 1, LEASE)).isEmpty();
-		assertThat(queues.counts("p").paused()).isTrue();
-		queues.resume("p");
+		assertThat(admin.counts("p").paused()).isTrue();
+		admin.resume("p");
 		assertThat(queues.reserve("p", 1, LEASE)).hasSize(1);
 	}
 

@@ -21,6 +21,7 @@ class PayloadLimitIntegrationTests extends AbstractRedisIntegrationTests {
 	void oversizedPayloadIsRefusedWithSizeAndLimitAndNothingIsWritten() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
 				QueueSettings.builder().maxPayloadBytes(1024).build());
+		QueueAdmin admin = new QueueAdmin(queues);
 
 		assertThatExceptionOfType(PayloadTooLargeException.class)
 			.isThrownBy(() -> queues.enqueue("big", "x".repeat(2048)))
@@ -31,8 +32,8 @@ class PayloadLimitIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThatExceptionOfType(PayloadTooLargeException.class)
 			.isThrownBy(() -> queues.enqueueAll("big", List.of("ok", "x".repeat(2048), "ok"), JobOptions.defaults()));
 
-		assertThat(queues.counts("big").pending()).isZero();
-		assertThat(queues.queues()).doesNotContain("big");
+		assertThat(admin.counts("big").pending()).isZero();
+		assertThat(admin.queues()).doesNotContain("big");
 	}
 
 	@Test
@@ -48,18 +49,20 @@ class PayloadLimitIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void invalidQueueNameIsRefusedWithTheRule() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		assertThatIllegalArgumentException().isThrownBy(() -> queues.enqueue("bad{name}", "x"))
 			.withMessageContaining("'bad{name}'")
 			.withMessageContaining("letters, digits");
-		assertThat(queues.queues()).isEmpty();
+		assertThat(admin.queues()).isEmpty();
 	}
 
 	@Test
 	void enqueuedQueuesAreListedInTheRegistry() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueue("b", "x");
 		queues.enqueue("a", "x");
-		assertThat(queues.queues()).containsExactly("a", "b");
+		assertThat(admin.queues()).containsExactly("a", "b");
 	}
 
 }

@@ -67,21 +67,22 @@ class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void reserveWorksThroughTwoHundredThousandExpiredJobsWithoutBlockingOtherClients() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		List<EnqueueResult> enqueued = queues.enqueueAll("f08", IntStream.range(0, 200_000).boxed().toList(),
 				JobOptions.builder().expireAfter(Duration.ofMillis(500)).build());
-		RedisClock.awaitPast(this.redis, queues.job("f08", enqueued.get(199_999).id()).orElseThrow().expireAt());
+		RedisClock.awaitPast(this.redis, admin.job("f08", enqueued.get(199_999).id()).orElseThrow().expireAt());
 
 		int calls = 0;
 		try (PingWatchdog watchdog = new PingWatchdog(endpoint(), this.redis)) {
 			// consumers come back: each reserve asks for one job; bounded by one call per job
-			while (calls <= 200_000 && queues.counts("f08").ready() > 0) {
+			while (calls <= 200_000 && admin.counts("f08").ready() > 0) {
 				assertThat(queues.reserve("f08", 1, LEASE)).isEmpty();
 				calls++;
 			}
 			watchdog.assertAnsweredWithin(PING_LIMIT);
 		}
 
-		QueueCounts counts = queues.counts("f08");
+		QueueCounts counts = admin.counts("f08");
 		assertThat(counts.ready()).isZero();
 		assertThat(counts.dead()).isEqualTo(200_000);
 		assertThat(counts.total("expired")).isEqualTo(200_000);
@@ -91,6 +92,7 @@ class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void releaseWorkerWalksAHundredThousandJobsInFlightWithoutBlockingOtherClients() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueueAll("f08r", IntStream.range(0, 100_010).boxed().toList(), JobOptions.defaults());
 		for (int i = 0; i < 10; i++) {
 			assertThat(queues.reserveBatch("f08r", 10_000, LEASE, "pod-1#mailer").jobs()).hasSize(10_000);
@@ -105,7 +107,7 @@ class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 		}
 
 		assertThat(released).isEqualTo(10);
-		QueueCounts counts = queues.counts("f08r");
+		QueueCounts counts = admin.counts("f08r");
 		assertThat(counts.ready()).isEqualTo(10);
 		assertThat(counts.inFlight()).isEqualTo(100_000);
 	}
@@ -114,8 +116,9 @@ class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void silentWorkerPassWalksAHundredThousandJobsInFlightWithoutBlockingOtherClients() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
-		queues.heartbeat(new WorkerInfo("pod-1", "h1", List.of("f08s"), 0, null, null), Duration.ofMinutes(10));
-		queues.heartbeat(new WorkerInfo("pod-2", "h2", List.of("f08s"), 0, null, null), Duration.ofMillis(500));
+		QueueAdmin admin = new QueueAdmin(queues);
+		admin.heartbeat(new WorkerInfo("pod-1", "h1", List.of("f08s"), 0, null, null), Duration.ofMinutes(10));
+		admin.heartbeat(new WorkerInfo("pod-2", "h2", List.of("f08s"), 0, null, null), Duration.ofMillis(500));
 		java.time.Instant beat = RedisClock.now(this.redis);
 		queues.enqueueAll("f08s", IntStream.range(0, 100_010).boxed().toList(), JobOptions.defaults());
 		for (int i = 0; i < 10; i++) {
@@ -128,14 +131,14 @@ class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 		int passes = 0;
 		try (PingWatchdog watchdog = new PingWatchdog(endpoint(), this.redis)) {
 			// the pass may walk the in-flight set in slices and go on in the next pass
-			while (passes < 1000 && queues.counts("f08s").ready() < 10) {
-				queues.reapOnce();
+			while (passes < 1000 && admin.counts("f08s").ready() < 10) {
+				admin.reapOnce();
 				passes++;
 			}
 			watchdog.assertAnsweredWithin(PING_LIMIT);
 		}
 
-		QueueCounts counts = queues.counts("f08s");
+		QueueCounts counts = admin.counts("f08s");
 		assertThat(counts.ready()).as("jobs of the silent worker, after %d passes", passes).isEqualTo(10);
 		assertThat(counts.inFlight()).isEqualTo(100_000);
 	}
@@ -157,53 +160,56 @@ class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void reserveWithAReapBatchOfTenThousandPromotesNineThousandDueJobs() {
 		QueueTemplate queues = bigBatches(Duration.ZERO);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String last = delayedJobs(queues, "f07", 9_000);
 
 		assertThat(queues.reserve("f07", 1, LEASE)).hasSize(1);
 
 		// a reserve of one job promotes 25 due jobs per call; the reaper does the bulk
-		for (int pass = 0; pass < 400 && queues.counts("f07").delayed() > 0; pass++) {
+		for (int pass = 0; pass < 400 && admin.counts("f07").delayed() > 0; pass++) {
 			queues.reserve("f07", 1, LEASE);
 		}
-		QueueCounts counts = queues.counts("f07");
+		QueueCounts counts = admin.counts("f07");
 		assertThat(counts.delayed()).isZero();
 		assertThat(counts.ready() + counts.inFlight()).isEqualTo(9_000);
-		assertThat(queues.job("f07", last).orElseThrow().state()).isIn(JobState.READY, JobState.ACTIVE);
+		assertThat(admin.job("f07", last).orElseThrow().state()).isIn(JobState.READY, JobState.ACTIVE);
 	}
 
 	// F07
 	@Test
 	void reaperWithAReapBatchOfTenThousandPromotesNineThousandDueJobs() {
 		QueueTemplate queues = bigBatches(Duration.ZERO);
+		QueueAdmin admin = new QueueAdmin(queues);
 		delayedJobs(queues, "f07", 9_000);
 
 		long promoted = 0;
 		// a reserve of one job promotes 25 due jobs per call; the reaper does the bulk
-		for (int pass = 0; pass < 400 && queues.counts("f07").delayed() > 0; pass++) {
-			promoted += queues.reapOnce("f07").promoted();
+		for (int pass = 0; pass < 400 && admin.counts("f07").delayed() > 0; pass++) {
+			promoted += admin.reapOnce("f07").promoted();
 		}
 
 		assertThat(promoted).isEqualTo(9_000);
-		assertThat(queues.counts("f07").ready()).isEqualTo(9_000);
+		assertThat(admin.counts("f07").ready()).isEqualTo(9_000);
 	}
 
 	// F07: the purge step has the same limit
 	@Test
 	void reaperWithAReapBatchOfTenThousandPurgesNineThousandRetainedCompletedJobs() {
 		QueueTemplate queues = bigBatches(Duration.ofMillis(200));
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueueAll("f07", IntStream.range(0, 9_000).boxed().toList(), JobOptions.defaults());
 		List<JobRef> refs = queues.reserve("f07", 9_000, LEASE).stream().map(ReservedJob::ref).toList();
 		assertThat(queues.completeAll("f07", refs)).containsOnly(AckResult.OK);
-		assertThat(queues.counts("f07").completed()).isEqualTo(9_000);
+		assertThat(admin.counts("f07").completed()).isEqualTo(9_000);
 		RedisClock.awaitElapsed(this.redis, Duration.ofMillis(200));
 
 		long purged = 0;
-		for (int pass = 0; pass < 20 && queues.counts("f07").completed() > 0; pass++) {
-			purged += queues.reapOnce("f07").purgedCompleted();
+		for (int pass = 0; pass < 20 && admin.counts("f07").completed() > 0; pass++) {
+			purged += admin.reapOnce("f07").purgedCompleted();
 		}
 
 		assertThat(purged).isEqualTo(9_000);
-		assertThat(queues.job("f07", refs.get(0).id())).isEmpty();
+		assertThat(admin.job("f07", refs.get(0).id())).isEmpty();
 	}
 
 	private QueueTemplate bigBatches(Duration completedRetention) {
@@ -216,11 +222,12 @@ class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 
 	/** Enqueues delayed jobs and waits until all are due by the Redis clock; returns the last id. */
 	private String delayedJobs(QueueTemplate queues, String queue, int count) {
+		QueueAdmin admin = new QueueAdmin(queues);
 		List<EnqueueResult> enqueued = queues.enqueueAll(queue, IntStream.range(0, count).boxed().toList(),
 				JobOptions.builder().delay(Duration.ofMillis(300)).build());
 		String last = enqueued.get(count - 1).id();
-		assertThat(queues.counts(queue).delayed()).isEqualTo(count);
-		RedisClock.awaitPast(this.redis, queues.job(queue, last).orElseThrow().dueAt());
+		assertThat(admin.counts(queue).delayed()).isEqualTo(count);
+		RedisClock.awaitPast(this.redis, admin.job(queue, last).orElseThrow().dueAt());
 		return last;
 	}
 

@@ -17,6 +17,7 @@ class ScriptCacheIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void scriptFlushBetweenCallsBreaksNothing() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.preloadScripts();
 		queues.enqueue("flush", "a");
 		flushScripts();
@@ -26,9 +27,9 @@ class ScriptCacheIntegrationTests extends AbstractRedisIntegrationTests {
 		flushScripts();
 		assertThat(queues.complete("flush", job.ref())).isEqualTo(AckResult.OK);
 		flushScripts();
-		assertThat(queues.counts("flush").total("completed")).isEqualTo(1);
+		assertThat(admin.counts("flush").total("completed")).isEqualTo(1);
 		flushScripts();
-		assertThat(queues.reapOnce("flush")).isEqualTo(ReapResult.NONE);
+		assertThat(admin.reapOnce("flush")).isEqualTo(ReapResult.NONE);
 	}
 
 	private void flushScripts() {

@@ -21,11 +21,12 @@ class SilentWorkerIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void jobsOfAWorkerWhoseHeartbeatRanOutGoBackBeforeTheirLeases() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueueAll("mail", List.of(1, 2, 3, 4), JobOptions.defaults());
 		queues.enqueue("sms", 5);
-		queues.heartbeat(new WorkerInfo("host-a:1", "host-a", List.of("mail", "sms"), 2, null, null),
+		admin.heartbeat(new WorkerInfo("host-a:1", "host-a", List.of("mail", "sms"), 2, null, null),
 				Duration.ofMillis(300));
-		queues.heartbeat(new WorkerInfo("host-b:2", "host-b", List.of("mail"), 1, null, null), Duration.ofMinutes(5));
+		admin.heartbeat(new WorkerInfo("host-b:2", "host-b", List.of("mail"), 1, null, null), Duration.ofMinutes(5));
 		ReservedJob deadListener = queues.reserveBatch("mail", 1, LONG_LEASE, "host-a:1#mailer").jobs().get(0);
 		ReservedJob deadPull = queues.reserveBatch("sms", 1, LONG_LEASE, "host-a:1").jobs().get(0);
 		ReservedJob alive = queues.reserveBatch("mail", 1, LONG_LEASE, "host-b:2#mailer").jobs().get(0);
@@ -33,17 +34,17 @@ class SilentWorkerIntegrationTests extends AbstractRedisIntegrationTests {
 		// a name that only starts like the dead worker's is someone else
 		ReservedJob lookalike = queues.reserveBatch("mail", 1, LONG_LEASE, "host-a:10#mailer").jobs().get(0);
 
-		assertThat(queues.reapOnce().abandoned()).isZero();
+		assertThat(admin.reapOnce().abandoned()).isZero();
 		// host-a:1 stops heartbeating; host-b:2 goes on
-		await().atMost(Duration.ofSeconds(5)).until(() -> queues.silentWorkers().contains("host-a:1"));
-		assertThat(queues.silentWorkers()).containsExactly("host-a:1");
+		await().atMost(Duration.ofSeconds(5)).until(() -> admin.silentWorkers().contains("host-a:1"));
+		assertThat(admin.silentWorkers()).containsExactly("host-a:1");
 
-		ReapResult pass = queues.reapOnce();
+		ReapResult pass = admin.reapOnce();
 		assertThat(pass.abandoned()).isEqualTo(2);
 		assertThat(pass.reclaimed()).isZero();
 		assertThat(state("mail", deadListener)).isEqualTo(JobState.READY);
 		assertThat(state("sms", deadPull)).isEqualTo(JobState.READY);
-		assertThat(queues.job("mail", deadListener.id()).orElseThrow().lastError()).contains("heartbeat");
+		assertThat(admin.job("mail", deadListener.id()).orElseThrow().lastError()).contains("heartbeat");
 		assertThat(state("mail", alive)).isEqualTo(JobState.ACTIVE);
 		assertThat(state("mail", unregistered)).isEqualTo(JobState.ACTIVE);
 		assertThat(state("mail", lookalike)).isEqualTo(JobState.ACTIVE);
@@ -54,10 +55,10 @@ class SilentWorkerIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(state("mail", again)).isEqualTo(JobState.ACTIVE);
 		// before anyone took it again, the late acknowledgement of the dead worker completes its job
 		assertThat(queues.complete("sms", deadPull.ref())).isEqualTo(AckResult.OK);
-		assertThat(queues.job("sms", deadPull.id())).isEmpty();
+		assertThat(admin.job("sms", deadPull.id())).isEmpty();
 
 		// handled once: each queue forgot the worker once it had walked its in-flight jobs
-		assertThat(queues.reapOnce().abandoned()).isZero();
+		assertThat(admin.reapOnce().abandoned()).isZero();
 		assertThat(this.redis.opsForZSet().size("{rq:mail}:live")).isEqualTo(1);
 		assertThat(this.redis.opsForZSet().size("{rq:sms}:live")).isZero();
 	}
@@ -65,24 +66,25 @@ class SilentWorkerIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void aWorkerThatLeftCleanlyOrCameBackIsNotSilent() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueueAll("mail", List.of(1, 2), JobOptions.defaults());
-		queues.heartbeat(new WorkerInfo("left", "h", List.of("mail"), 0, null, null), Duration.ofMinutes(1));
-		queues.heartbeat(new WorkerInfo("paused", "h", List.of("mail"), 0, null, null), Duration.ofMillis(200));
+		admin.heartbeat(new WorkerInfo("left", "h", List.of("mail"), 0, null, null), Duration.ofMinutes(1));
+		admin.heartbeat(new WorkerInfo("paused", "h", List.of("mail"), 0, null, null), Duration.ofMillis(200));
 		ReservedJob held = queues.reserveBatch("mail", 1, LONG_LEASE, "paused#mailer").jobs().get(0);
 
-		queues.leave(new WorkerInfo("left", "h", List.of("mail"), 0, null, null));
-		assertThat(queues.workers()).extracting(WorkerInfo::id).containsExactly("paused");
-		await().atMost(Duration.ofSeconds(5)).until(() -> queues.silentWorkers().contains("paused"));
+		admin.leave(new WorkerInfo("left", "h", List.of("mail"), 0, null, null));
+		assertThat(admin.workers()).extracting(WorkerInfo::id).containsExactly("paused");
+		await().atMost(Duration.ofSeconds(5)).until(() -> admin.silentWorkers().contains("paused"));
 		// its heartbeat resumes before any reaper pass: it is alive again
-		queues.heartbeat(new WorkerInfo("paused", "h", List.of("mail"), 1, null, null), Duration.ofMinutes(1));
+		admin.heartbeat(new WorkerInfo("paused", "h", List.of("mail"), 1, null, null), Duration.ofMinutes(1));
 
-		assertThat(queues.silentWorkers()).isEmpty();
-		assertThat(queues.reapOnce().abandoned()).isZero();
+		assertThat(admin.silentWorkers()).isEmpty();
+		assertThat(admin.reapOnce().abandoned()).isZero();
 		assertThat(state("mail", held)).isEqualTo(JobState.ACTIVE);
 	}
 
 	private JobState state(String queue, ReservedJob job) {
-		return new QueueTemplate(this.connectionFactory).job(queue, job.id()).orElseThrow().state();
+		return new QueueAdmin(new QueueTemplate(this.connectionFactory)).job(queue, job.id()).orElseThrow().state();
 	}
 
 }

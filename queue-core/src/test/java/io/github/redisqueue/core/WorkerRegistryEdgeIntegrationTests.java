@@ -31,8 +31,9 @@ class WorkerRegistryEdgeIntegrationTests extends AbstractRedisIntegrationTests {
 
 	/** Worker pod-7 holds the one job of queue f10, then its 300 ms heartbeat runs out (Redis clock). */
 	private ReservedJob heldByWorkerGoneSilent(QueueTemplate queues) {
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueue("f10", "x");
-		queues.heartbeat(worker("pod-7", "f10"), Duration.ofMillis(300));
+		admin.heartbeat(worker("pod-7", "f10"), Duration.ofMillis(300));
 		Instant beat = RedisClock.now(this.redis);
 		ReservedJob held = queues.reserveBatch("f10", 1, LONG_LEASE, "pod-7#mailer").jobs().get(0);
 		RedisClock.awaitPast(this.redis, beat.plusMillis(300));
@@ -43,15 +44,16 @@ class WorkerRegistryEdgeIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void workerNamedLikeAJobOfAQueueNamedWorkersNeverTouchesTheJob() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("workers", "payload-1").id();
 		assertThat(id).isEqualTo("1");
 		String jobKey = queues.keys("workers").jobKey(id);
 		Map<Object, Object> fields = this.redis.opsForHash().entries(jobKey);
 
-		queues.heartbeat(worker("job:1", "workers"), Duration.ofSeconds(30));
+		admin.heartbeat(worker("job:1", "workers"), Duration.ofSeconds(30));
 		assertThat(this.redis.opsForHash().entries(jobKey)).isEqualTo(fields);
 		assertThat(this.redis.getExpire(jobKey)).as("TTL of the job hash").isEqualTo(-1);
-		queues.leave(worker("job:1", "workers"));
+		admin.leave(worker("job:1", "workers"));
 
 		assertThat(this.redis.hasKey(jobKey)).isTrue();
 		assertThat(this.redis.opsForHash().entries(jobKey)).isEqualTo(fields);
@@ -65,23 +67,24 @@ class WorkerRegistryEdgeIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void workersNamedLikeTheKeysOfAQueueNamedWorkersLeaveTheQueueWorking() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueue("workers", "first");
 		for (String id : List.of("stats", "seq", "ready", "inflight", "job:1", "paused")) {
-			queues.heartbeat(worker(id, "workers"), Duration.ofSeconds(30));
+			admin.heartbeat(worker(id, "workers"), Duration.ofSeconds(30));
 		}
-		assertThat(queues.workers()).extracting(WorkerInfo::id).hasSize(6);
+		assertThat(admin.workers()).extracting(WorkerInfo::id).hasSize(6);
 
-		QueueCounts counts = queues.counts("workers");
+		QueueCounts counts = admin.counts("workers");
 		assertThat(counts.ready()).isEqualTo(1);
 		assertThat(counts.paused()).isFalse();
 		assertThat(counts.total("enqueued")).isEqualTo(1);
 		assertThat(queues.enqueue("workers", "second").id()).isEqualTo("2");
 		for (String id : List.of("stats", "seq", "ready", "inflight", "job:1", "paused")) {
-			queues.leave(worker(id, "workers"));
+			admin.leave(worker(id, "workers"));
 		}
 
-		assertThat(queues.workers()).isEmpty();
-		assertThat(queues.counts("workers").total("enqueued")).isEqualTo(2);
+		assertThat(admin.workers()).isEmpty();
+		assertThat(admin.counts("workers").total("enqueued")).isEqualTo(2);
 		assertThat(queues.reserve("workers", 10, LONG_LEASE)).extracting(ReservedJob::payloadAsString)
 			.containsExactly("\"first\"", "\"second\"");
 	}
@@ -100,9 +103,10 @@ class WorkerRegistryEdgeIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void silentWorkerLosesOnlyItsOwnJobsNotThoseOfALiveWorkerWhoseIdStartsLikeIt() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueueAll("f09", List.of(1, 2, 3, 4), JobOptions.defaults());
-		queues.heartbeat(worker("batch2", "f09"), Duration.ofMinutes(5));
-		queues.heartbeat(worker("batch", "f09"), Duration.ofMillis(300));
+		admin.heartbeat(worker("batch2", "f09"), Duration.ofMinutes(5));
+		admin.heartbeat(worker("batch", "f09"), Duration.ofMillis(300));
 		Instant beat = RedisClock.now(this.redis);
 		ReservedJob silentListener = queues.reserveBatch("f09", 1, LONG_LEASE, "batch#mailer").jobs().get(0);
 		ReservedJob silentPull = queues.reserveBatch("f09", 1, LONG_LEASE, "batch").jobs().get(0);
@@ -112,7 +116,7 @@ class WorkerRegistryEdgeIntegrationTests extends AbstractRedisIntegrationTests {
 		RedisClock.awaitPast(this.redis, beat.plusMillis(300));
 
 		for (int pass = 0; pass < 10 && state(queues, "f09", silentListener, silentPull).contains(JobState.ACTIVE); pass++) {
-			queues.reapOnce();
+			admin.reapOnce();
 		}
 
 		assertThat(state(queues, "f09", silentListener, silentPull)).containsOnly(JobState.READY);
@@ -125,14 +129,15 @@ class WorkerRegistryEdgeIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void workerThatHeartbeatsAgainBeforeTheReaperPassKeepsItsJobs() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		ReservedJob held = heldByWorkerGoneSilent(queues);
 
 		// the worker was only slow (GC pause, restart): it heartbeats again before any reaper pass
-		queues.heartbeat(worker("pod-7", "f10"), Duration.ofMinutes(1));
-		ReapResult pass = queues.reapOnce();
+		admin.heartbeat(worker("pod-7", "f10"), Duration.ofMinutes(1));
+		ReapResult pass = admin.reapOnce();
 
 		assertThat(pass.abandoned()).isZero();
-		assertThat(queues.job("f10", held.id()).orElseThrow().state()).isEqualTo(JobState.ACTIVE);
+		assertThat(admin.job("f10", held.id()).orElseThrow().state()).isEqualTo(JobState.ACTIVE);
 		assertThat(queues.complete("f10", held.ref())).isEqualTo(AckResult.OK);
 	}
 
@@ -141,21 +146,22 @@ class WorkerRegistryEdgeIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void workerThatHeartbeatsAgainDuringTheReaperPassKeepsItsJobs() {
 		QueueTemplate other = new QueueTemplate(this.connectionFactory);
+		QueueAdmin otherAdmin = new QueueAdmin(other);
 		AtomicBoolean armed = new AtomicBoolean();
 		AtomicInteger fired = new AtomicInteger();
-		QueueTemplate reaper = new QueueTemplate(this.connectionFactory) {
+		QueueAdmin reaper = new QueueAdmin(new QueueTemplate(this.connectionFactory)) {
 			@Override
 			public Set<String> queues() {
 				// another process: pod-7 heartbeats while this pass is under way
 				if (armed.getAndSet(false)) {
-					other.heartbeat(worker("pod-7", "f10"), Duration.ofMinutes(1));
+					otherAdmin.heartbeat(worker("pod-7", "f10"), Duration.ofMinutes(1));
 					fired.incrementAndGet();
 				}
 				return super.queues();
 			}
 		};
 		other.enqueue("f10", "x");
-		other.heartbeat(worker("pod-7", "f10"), Duration.ofMillis(300));
+		otherAdmin.heartbeat(worker("pod-7", "f10"), Duration.ofMillis(300));
 		Instant beat = RedisClock.now(this.redis);
 		ReservedJob held = other.reserveBatch("f10", 1, LONG_LEASE, "pod-7#mailer").jobs().get(0);
 		RedisClock.awaitPast(this.redis, beat.plusMillis(300));
@@ -165,7 +171,7 @@ class WorkerRegistryEdgeIntegrationTests extends AbstractRedisIntegrationTests {
 
 		assertThat(fired).as("the pass lists the queues after it started (this test's hook)").hasValue(1);
 		assertThat(pass.abandoned()).isZero();
-		assertThat(other.job("f10", held.id()).orElseThrow().state()).isEqualTo(JobState.ACTIVE);
+		assertThat(otherAdmin.job("f10", held.id()).orElseThrow().state()).isEqualTo(JobState.ACTIVE);
 		assertThat(other.complete("f10", held.ref())).isEqualTo(AckResult.OK);
 	}
 
@@ -173,17 +179,19 @@ class WorkerRegistryEdgeIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void workerThatStaysSilentLosesItsJobs() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		ReservedJob held = heldByWorkerGoneSilent(queues);
 
-		ReapResult pass = queues.reapOnce();
+		ReapResult pass = admin.reapOnce();
 
 		assertThat(pass.abandoned()).isEqualTo(1);
-		assertThat(queues.job("f10", held.id()).orElseThrow().state()).isEqualTo(JobState.READY);
-		assertThat(queues.job("f10", held.id()).orElseThrow().lastError()).contains("heartbeat");
+		assertThat(admin.job("f10", held.id()).orElseThrow().state()).isEqualTo(JobState.READY);
+		assertThat(admin.job("f10", held.id()).orElseThrow().lastError()).contains("heartbeat");
 	}
 
 	private static List<JobState> state(QueueTemplate queues, String queue, ReservedJob... jobs) {
-		return java.util.Arrays.stream(jobs).map((job) -> queues.job(queue, job.id()).orElseThrow().state()).toList();
+		QueueAdmin admin = new QueueAdmin(queues);
+		return java.util.Arrays.stream(jobs).map((job) -> admin.job(queue, job.id()).orElseThrow().state()).toList();
 	}
 
 }

@@ -24,40 +24,43 @@ class WorkerRegistryIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void heartbeatListsTheWorkerUntilItsTimeToLiveRunsOut() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
-		queues.heartbeat(new WorkerInfo("w1", "host-a", List.of("emails", "sms"), 3, null, null), Duration.ofSeconds(2));
+		QueueAdmin admin = new QueueAdmin(queues);
+		admin.heartbeat(new WorkerInfo("w1", "host-a", List.of("emails", "sms"), 3, null, null), Duration.ofSeconds(2));
 
-		assertThat(queues.workers()).singleElement().satisfies((worker) -> {
+		assertThat(admin.workers()).singleElement().satisfies((worker) -> {
 			assertThat(worker.id()).isEqualTo("w1");
 			assertThat(worker.host()).isEqualTo("host-a");
 			assertThat(worker.queues()).containsExactly("emails", "sms");
 			assertThat(worker.runningJobs()).isEqualTo(3);
 			assertThat(worker.lastSeen()).isNotNull();
 		});
-		await().atMost(Duration.ofSeconds(5)).until(() -> queues.workers().isEmpty());
+		await().atMost(Duration.ofSeconds(5)).until(() -> admin.workers().isEmpty());
 	}
 
 	@Test
 	void heartbeatSenderKeepsTheWorkerAliveAndRemovesItOnStop() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
-		WorkerHeartbeat heartbeat = new WorkerHeartbeat(queues, "w2", () -> List.of("emails"), () -> 1,
+		QueueAdmin admin = new QueueAdmin(queues);
+		WorkerHeartbeat heartbeat = new WorkerHeartbeat(admin, "w2", () -> List.of("emails"), () -> 1,
 				Duration.ofMillis(100), Duration.ofMillis(300));
 		heartbeat.start();
 		try {
-			await().atMost(Duration.ofSeconds(5)).until(() -> queues.workers().size() == 1);
+			await().atMost(Duration.ofSeconds(5)).until(() -> admin.workers().size() == 1);
 			// listed throughout twice its time to live
 			await().during(Duration.ofMillis(600))
 				.atMost(Duration.ofSeconds(2))
-				.until(() -> queues.workers().stream().map(WorkerInfo::id).toList().equals(List.of("w2")));
+				.until(() -> admin.workers().stream().map(WorkerInfo::id).toList().equals(List.of("w2")));
 		}
 		finally {
 			heartbeat.stop();
 		}
-		await().atMost(Duration.ofSeconds(2)).until(() -> queues.workers().isEmpty());
+		await().atMost(Duration.ofSeconds(2)).until(() -> admin.workers().isEmpty());
 	}
 
 	@Test
 	void countsOfManyQueuesComeInOneRoundTripEvenAfterAScriptFlush() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueueAll("a", List.of(1, 2, 3), JobOptions.defaults());
 		queues.enqueue("b", 1, JobOptions.builder().delay(Duration.ofHours(1)).build());
 		this.redis.execute((RedisCallback<Void>) (connection) -> {
@@ -65,7 +68,7 @@ class WorkerRegistryIntegrationTests extends AbstractRedisIntegrationTests {
 			return null;
 		});
 
-		Map<String, QueueCounts> counts = queues.counts(List.of("a", "b", "empty"));
+		Map<String, QueueCounts> counts = admin.counts(List.of("a", "b", "empty"));
 
 		assertThat(counts).containsOnlyKeys("a", "b", "empty");
 		assertThat(counts.get("a").ready()).isEqualTo(3);
@@ -79,19 +82,20 @@ class WorkerRegistryIntegrationTests extends AbstractRedisIntegrationTests {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.endpoint());
 			try {
 				QueueTemplate queues = new QueueTemplate(factory);
+				QueueAdmin admin = new QueueAdmin(queues);
 				queues.enqueueAll("a", List.of(1, 2, 3), JobOptions.defaults());
 				queues.enqueue("b", 1, JobOptions.builder().delay(Duration.ofHours(1)).build());
 				queues.enqueue("c", 1);
-				queues.heartbeat(new WorkerInfo("w1", "host-a", List.of("a"), 0, null, null), Duration.ofMinutes(1));
+				admin.heartbeat(new WorkerInfo("w1", "host-a", List.of("a"), 0, null, null), Duration.ofMinutes(1));
 
-				QueueOverview first = queues.overview();
+				QueueOverview first = admin.overview();
 				assertThat(first.queues()).containsOnlyKeys("a", "b", "c");
 				assertThat(first.queues().get("a").ready()).isEqualTo(3);
 				assertThat(first.queues().get("b").delayed()).isEqualTo(1);
 				assertThat(first.workers()).extracting(WorkerInfo::id).containsExactly("w1");
 
 				TestRedis.resetCommandStats(server.endpoint());
-				QueueOverview second = queues.overview();
+				QueueOverview second = admin.overview();
 				assertThat(second.queues()).containsOnlyKeys("a", "b", "c");
 				Map<String, Long> stats = TestRedis.commandStats(server.endpoint());
 				// the client sent one SMEMBERS and four EVALSHA (workers, three queues) on the shared
@@ -102,7 +106,7 @@ class WorkerRegistryIntegrationTests extends AbstractRedisIntegrationTests {
 					.containsEntry("evalsha", 4L);
 
 				queues.enqueue("d", 1);
-				assertThat(queues.overview().queues()).containsOnlyKeys("a", "b", "c", "d");
+				assertThat(admin.overview().queues()).containsOnlyKeys("a", "b", "c", "d");
 			}
 			finally {
 				factory.destroy();

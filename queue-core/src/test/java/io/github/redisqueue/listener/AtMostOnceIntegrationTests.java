@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redisqueue.core.JobState;
+import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.ReapResult;
 import io.github.redisqueue.core.ReservedJob;
@@ -54,6 +55,7 @@ class AtMostOnceIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void prefetchedJobKeepsItsLeaseWhileItWaitsAndRunsExactlyOnce() throws Exception {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		Duration lease = Duration.ofSeconds(1);
 		queues.enqueue("once", "A");
 		String idB = queues.enqueue("once", "B").id();
@@ -70,29 +72,30 @@ class AtMostOnceIntegrationTests extends AbstractRedisIntegrationTests {
 		QueueListenerContainer first = start("first", queues, options(lease), listener);
 		assertThat(aStarted.await(10, TimeUnit.SECONDS)).isTrue();
 		// B was reserved with A (prefetch 1) and waits for the only thread
-		assertThat(queues.job("once", idB).orElseThrow().state()).isEqualTo(JobState.ACTIVE);
-		Instant firstDeadline = queues.job("once", idB).orElseThrow().leaseUntil();
+		assertThat(admin.job("once", idB).orElseThrow().state()).isEqualTo(JobState.ACTIVE);
+		Instant firstDeadline = admin.job("once", idB).orElseThrow().leaseUntil();
 		// a second consumer, ready to take B the moment it is back in the queue
 		start("second", queues, options(lease), listener);
 
 		// A runs past B's first lease (about three leases in all), then a reaper pass
 		await().atMost(Duration.ofSeconds(10)).until(() -> Instant.now().isAfter(firstDeadline.plusMillis(1500)));
-		ReapResult reaped = queues.reapOnce();
+		ReapResult reaped = admin.reapOnce();
 		// had B been taken back, the second consumer takes (and runs) it before A ends
 		await().atMost(Duration.ofSeconds(5))
-			.until(() -> queues.job("once", idB).map((info) -> info.state() == JobState.ACTIVE).orElse(true));
+			.until(() -> admin.job("once", idB).map((info) -> info.state() == JobState.ACTIVE).orElse(true));
 		aMayFinish.countDown();
 
 		await().atMost(Duration.ofSeconds(10)).until(() -> first.getRunningJobs() == 0 && runs.containsKey("\"B\""));
 		assertThat(runs.get("\"A\"")).hasValue(1);
 		assertThat(runs.get("\"B\"")).as("runs of the prefetched job B").hasValue(1);
 		assertThat(reaped.reclaimed()).as("leases the reaper found run out").isZero();
-		assertThat(queues.counts("once").pending()).isZero();
+		assertThat(admin.counts("once").pending()).isZero();
 	}
 
 	@Test
 	void jobWhoseCompletionAtStartIsRefusedDoesNotRun() throws Exception {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueue("once", "A");
 		String idB = queues.enqueue("once", "B").id();
 		CountDownLatch aStarted = new CountDownLatch(1);
@@ -117,7 +120,7 @@ class AtMostOnceIntegrationTests extends AbstractRedisIntegrationTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> first.getRunningJobs() == 0);
 		assertThat(runs.get("\"A\"")).hasValue(1);
 		assertThat(runs).as("handler runs by payload").doesNotContainKey("\"B\"");
-		assertThat(queues.job("once", idB).orElseThrow().state()).isEqualTo(JobState.ACTIVE);
+		assertThat(admin.job("once", idB).orElseThrow().state()).isEqualTo(JobState.ACTIVE);
 	}
 
 }

@@ -16,6 +16,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.github.redisqueue.core.AckResult;
 import io.github.redisqueue.core.JobRef;
+import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.Reservation;
 import io.github.redisqueue.listener.ack.AckBatcher;
@@ -65,6 +66,7 @@ class CompletionResendIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void completionOfAFailedCallIsSentAgainAndTheJobRunsOnce() throws Exception {
 		FlakyTemplate queues = new FlakyTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		AtomicInteger calls = new AtomicInteger();
 		CountDownLatch running = new CountDownLatch(1);
 		CountDownLatch mayFinish = new CountDownLatch(1);
@@ -83,15 +85,15 @@ class CompletionResendIntegrationTests extends AbstractRedisIntegrationTests {
 			await().atMost(Duration.ofSeconds(10)).until(() -> queues.failedCompletions.contains(id));
 			// the outage outlasts the lease of the finished job
 			await().atMost(Duration.ofSeconds(10))
-				.until(() -> queues.job("resend", id).map((info) -> info.leaseUntil().isBefore(Instant.now().minusMillis(300)))
+				.until(() -> admin.job("resend", id).map((info) -> info.leaseUntil().isBefore(Instant.now().minusMillis(300)))
 					.orElse(true));
 			queues.failBefore = false;
 
-			await().atMost(Duration.ofSeconds(10)).until(() -> queues.counts("resend").total("completed") == 1);
+			await().atMost(Duration.ofSeconds(10)).until(() -> admin.counts("resend").total("completed") == 1);
 			// longer than the lease and the half-lease reclaim of the fetch loop: the job stays done
 			await().during(Duration.ofMillis(2500)).atMost(Duration.ofSeconds(4)).until(() -> calls.get() == 1);
-			assertThat(queues.job("resend", id)).isEmpty();
-			assertThat(queues.counts("resend").pending()).isZero();
+			assertThat(admin.job("resend", id)).isEmpty();
+			assertThat(admin.counts("resend").pending()).isZero();
 		}
 		finally {
 			container.stop();
@@ -101,6 +103,7 @@ class CompletionResendIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void completionSentAgainAfterALostReplyIsNotReportedAsALostLease() throws Exception {
 		FlakyTemplate queues = new FlakyTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		AtomicInteger calls = new AtomicInteger();
 		CountDownLatch running = new CountDownLatch(1);
 		CountDownLatch mayFinish = new CountDownLatch(1);
@@ -124,7 +127,7 @@ class CompletionResendIntegrationTests extends AbstractRedisIntegrationTests {
 			assertThat(this.logs.list).filteredOn((event) -> event.getLevel().isGreaterOrEqual(Level.WARN))
 				.extracting(ILoggingEvent::getFormattedMessage)
 				.noneMatch((message) -> message.contains("lease") || message.contains("refused"));
-			assertThat(queues.job("replies", id)).isEmpty();
+			assertThat(admin.job("replies", id)).isEmpty();
 			assertThat(calls).hasValue(1);
 		}
 		finally {

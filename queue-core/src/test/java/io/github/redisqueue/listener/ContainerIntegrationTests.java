@@ -15,6 +15,7 @@ import java.util.stream.IntStream;
 import io.github.redisqueue.core.AckResult;
 import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.JobState;
+import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.ReservedJob;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
@@ -56,6 +57,7 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void alwaysModeCompletesAJobWhoseListenerThrows() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		AtomicInteger calls = new AtomicInteger();
 		container(queues, "always", ContainerOptions.builder().acknowledgementMode(AcknowledgementMode.ALWAYS).build(),
 				(job, ack) -> {
@@ -64,14 +66,15 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 				});
 		queues.enqueue("always", "x");
 
-		await().atMost(Duration.ofSeconds(10)).until(() -> queues.counts("always").total("completed") == 1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> admin.counts("always").total("completed") == 1);
 		assertThat(calls).hasValue(1);
-		assertThat(queues.counts("always").dead()).isZero();
+		assertThat(admin.counts("always").dead()).isZero();
 	}
 
 	@Test
 	void manualModeCompletesOnlyWhatTheListenerAcknowledgesAndRedeliversTheRest() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		Map<String, Integer> seen = new ConcurrentHashMap<>();
 		container(queues, "manual",
 				ContainerOptions.builder().acknowledgementMode(AcknowledgementMode.MANUAL).lease(Duration.ofMillis(300)).build(),
@@ -84,25 +87,26 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 		queues.enqueue("manual", "ack");
 		queues.enqueue("manual", "forget");
 
-		await().atMost(Duration.ofSeconds(10)).until(() -> queues.counts("manual").total("completed") == 2);
+		await().atMost(Duration.ofSeconds(10)).until(() -> admin.counts("manual").total("completed") == 2);
 		assertThat(seen).containsEntry("\"ack\"", 1).containsEntry("\"forget\"", 2);
 	}
 
 	@Test
 	void atMostOnceModeNeverDeliversAFailedJobAgain() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		AtomicInteger calls = new AtomicInteger();
 		List<JobState> stateDuringHandler = new ArrayList<>();
 		container(queues, "once", ContainerOptions.builder().acknowledgementMode(AcknowledgementMode.AT_MOST_ONCE).build(),
 				(job, ack) -> {
 					calls.incrementAndGet();
-					stateDuringHandler.add(queues.job("once", job.id()).map((info) -> info.state()).orElse(null));
+					stateDuringHandler.add(admin.job("once", job.id()).map((info) -> info.state()).orElse(null));
 					throw new IllegalStateException("lost on purpose");
 				});
 		queues.enqueue("once", "x");
 
 		await().atMost(Duration.ofSeconds(10)).until(() -> calls.get() == 1);
-		await().atMost(Duration.ofSeconds(2)).until(() -> queues.counts("once").total("completed") == 1);
+		await().atMost(Duration.ofSeconds(2)).until(() -> admin.counts("once").total("completed") == 1);
 		assertThat(stateDuringHandler).containsExactly((JobState) null);
 		assertThat(queues.reserve("once", 1, Duration.ofSeconds(1))).isEmpty();
 		assertThat(calls).hasValue(1);
@@ -111,6 +115,7 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void leaseExtensionKeepsAJobRunningForThreeLeasesFromBeingDeliveredAgain() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		Duration lease = Duration.ofMillis(300);
 		AtomicInteger calls = new AtomicInteger();
 		container(queues, "slow", ContainerOptions.builder().lease(lease).concurrency(2).build(), (job, ack) -> {
@@ -119,9 +124,9 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 		});
 		queues.enqueue("slow", "x");
 
-		await().atMost(Duration.ofSeconds(10)).until(() -> queues.counts("slow").total("completed") == 1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> admin.counts("slow").total("completed") == 1);
 		assertThat(calls).hasValue(1);
-		assertThat(queues.counts("slow").total("reaped")).isZero();
+		assertThat(admin.counts("slow").total("reaped")).isZero();
 	}
 
 	@Test
@@ -139,6 +144,7 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void concurrencyIsNeverExceeded() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		AtomicInteger running = new AtomicInteger();
 		AtomicInteger peak = new AtomicInteger();
 		container(queues, "capped", ContainerOptions.builder().concurrency(4).build(), (job, ack) -> {
@@ -149,13 +155,14 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 		});
 		queues.enqueueAll("capped", IntStream.range(0, 60).boxed().toList(), JobOptions.defaults());
 
-		await().atMost(Duration.ofSeconds(20)).until(() -> queues.counts("capped").total("completed") == 60);
+		await().atMost(Duration.ofSeconds(20)).until(() -> admin.counts("capped").total("completed") == 60);
 		assertThat(peak.get()).isBetween(2, 4);
 	}
 
 	@Test
 	void stopLetsRunningJobsFinishAndNothingIsDeliveredTwice() throws Exception {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		CountDownLatch started = new CountDownLatch(2);
 		Map<String, Integer> calls = new ConcurrentHashMap<>();
 		QueueListenerContainer container = container(queues, "graceful",
@@ -169,14 +176,15 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 
 		container.stop();
 
-		assertThat(queues.counts("graceful").total("completed")).isEqualTo(2);
-		assertThat(queues.counts("graceful").pending()).isZero();
+		assertThat(admin.counts("graceful").total("completed")).isEqualTo(2);
+		assertThat(admin.counts("graceful").pending()).isZero();
 		assertThat(calls.values()).containsOnly(1);
 	}
 
 	@Test
 	void stopGivesBackTheLeasesOfJobsThatOutlastTheShutdownTimeoutAtOnce() throws Exception {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		CountDownLatch started = new CountDownLatch(1);
 		QueueListenerContainer container = container(queues, "stuck",
 				ContainerOptions.builder().shutdownTimeout(Duration.ofMillis(200)).lease(Duration.ofMinutes(5)).build(),
@@ -189,7 +197,7 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 
 		container.stop();
 
-		assertThat(queues.job("stuck", id).orElseThrow().state()).isEqualTo(JobState.READY);
+		assertThat(admin.job("stuck", id).orElseThrow().state()).isEqualTo(JobState.READY);
 		ReservedJob again = queues.reserve("stuck", 1, Duration.ofSeconds(30)).get(0);
 		assertThat(again.id()).isEqualTo(id);
 		assertThat(again.attempt()).isEqualTo(1);
@@ -198,6 +206,7 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void jobThatHangsAtEveryShutdownEndsDeadAfterItsMaxAttempts() throws Exception {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("hangs", "x", JobOptions.builder().maxAttempts(2).build()).id();
 		for (int run = 1; run <= 2; run++) {
 			CountDownLatch started = new CountDownLatch(1);
@@ -213,16 +222,17 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 
 			if (run == 1) {
 				// given back at once, counted as a run without an outcome
-				assertThat(queues.job("hangs", id).orElseThrow().state()).isEqualTo(JobState.READY);
+				assertThat(admin.job("hangs", id).orElseThrow().state()).isEqualTo(JobState.READY);
 			}
 		}
-		assertThat(queues.job("hangs", id).orElseThrow().state()).isEqualTo(JobState.DEAD);
-		assertThat(queues.deadLetters("hangs", 0, 1).get(0).error()).contains("held 2 times without an outcome");
+		assertThat(admin.job("hangs", id).orElseThrow().state()).isEqualTo(JobState.DEAD);
+		assertThat(admin.deadLetters("hangs", 0, 1).get(0).error()).contains("held 2 times without an outcome");
 	}
 
 	@Test
 	void startedJobGivenBackAtShutdownNoLongerExpires() throws Exception {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		CountDownLatch started = new CountDownLatch(1);
 		QueueListenerContainer container = container(queues, "expiring",
 				ContainerOptions.builder().shutdownTimeout(Duration.ofMillis(200)).lease(Duration.ofMinutes(5)).build(),
@@ -233,7 +243,7 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 		String id = queues.enqueue("expiring", "x", JobOptions.builder().expireAfter(Duration.ofMillis(500)).build())
 			.id();
 		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
-		Instant expiry = queues.job("expiring", id).orElseThrow().expireAt();
+		Instant expiry = admin.job("expiring", id).orElseThrow().expireAt();
 		await().atMost(Duration.ofSeconds(5)).until(() -> Instant.now().isAfter(expiry.plusMillis(100)));
 
 		container.stop();
@@ -241,12 +251,13 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 		// it had started: expiry ("not started by then") no longer applies
 		List<ReservedJob> again = queues.reserve("expiring", 1, Duration.ofSeconds(30));
 		assertThat(again).extracting(ReservedJob::id).containsExactly(id);
-		assertThat(queues.counts("expiring").total("expired")).isZero();
+		assertThat(admin.counts("expiring").total("expired")).isZero();
 	}
 
 	@Test
 	void restartedContainerTakesBackTheLeasesItsIdentityStillHolds() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("resume", "x").id();
 		// a previous run of the same container reserved the job and died without a trace
 		String workerId = queues.getSettings().workerId() + "#resume-container";
@@ -255,14 +266,15 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 
 		container(queues, "resume", ContainerOptions.defaults(), (job, ack) -> calls.incrementAndGet());
 
-		await().atMost(Duration.ofSeconds(5)).until(() -> queues.counts("resume").total("completed") == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> admin.counts("resume").total("completed") == 1);
 		assertThat(calls).hasValue(1);
-		assertThat(queues.job("resume", id)).isEmpty();
+		assertThat(admin.job("resume", id)).isEmpty();
 	}
 
 	@Test
 	void containerWhoseFetchLoopDiesReportsTheFailureAndGivesItsJobsBack() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueueAll("broken", List.of(1, 2), JobOptions.defaults());
 		TaskExecutor broken = (task) -> {
 			throw new BrokenExecutorError();
@@ -277,8 +289,8 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> container.getFailure() != null);
 		assertThat(container.getFailure()).isInstanceOf(BrokenExecutorError.class);
 		assertThat(container.isRunning()).isTrue();
-		await().atMost(Duration.ofSeconds(5)).until(() -> queues.counts("broken").ready() == 2);
-		assertThat(queues.counts("broken").inFlight()).isZero();
+		await().atMost(Duration.ofSeconds(5)).until(() -> admin.counts("broken").ready() == 2);
+		assertThat(admin.counts("broken").inFlight()).isZero();
 
 		container.stop();
 		assertThat(container.getFailure()).isNull();

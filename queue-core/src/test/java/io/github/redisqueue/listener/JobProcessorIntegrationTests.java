@@ -7,6 +7,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.AckResult;
 import io.github.redisqueue.core.JobInfo;
 import io.github.redisqueue.core.JobState;
@@ -47,7 +48,7 @@ class JobProcessorIntegrationTests extends AbstractRedisIntegrationTests {
 	@BeforeEach
 	void createParts() {
 		this.queues = new QueueTemplate(this.connectionFactory);
-		this.admin = this.queues;
+		this.admin = new QueueAdmin(this.queues);
 		this.failures = new FailureHandler(this.queues, QUEUE, ContainerOptions.defaults(), null);
 	}
 

@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.redisqueue.core.AckResult;
 import io.github.redisqueue.core.JobRef;
+import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import org.junit.jupiter.api.Test;
@@ -25,6 +26,7 @@ class LeaseLossIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void handlerWhoseLeaseIsLostIsInterruptedAndNotAcknowledged() throws Exception {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		AtomicReference<JobRef> firstRef = new AtomicReference<>();
 		AtomicInteger interrupted = new AtomicInteger();
 		AtomicInteger calls = new AtomicInteger();
@@ -51,10 +53,10 @@ class LeaseLossIntegrationTests extends AbstractRedisIntegrationTests {
 			assertThat(queues.release("loss", firstRef.get())).isEqualTo(AckResult.OK);
 
 			await().atMost(Duration.ofSeconds(5)).until(() -> interrupted.get() == 1);
-			await().atMost(Duration.ofSeconds(5)).until(() -> queues.counts("loss").total("completed") == 1);
+			await().atMost(Duration.ofSeconds(5)).until(() -> admin.counts("loss").total("completed") == 1);
 			assertThat(calls).hasValue(2);
-			assertThat(queues.counts("loss").total("failed")).isZero();
-			assertThat(queues.counts("loss").dead()).isZero();
+			assertThat(admin.counts("loss").total("failed")).isZero();
+			assertThat(admin.counts("loss").dead()).isZero();
 		}
 		finally {
 			container.stop();

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redisqueue.core.DeadJob;
 import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import org.junit.jupiter.api.AfterEach;
@@ -47,6 +48,7 @@ class MaxAttemptsIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void listenerMaxAttemptsAboveTheJobsOwnGivesTheJobMoreAttempts() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		List<String> attempts = new CopyOnWriteArrayList<>();
 		start(queues, "up", 5, (job, ack) -> {
 			attempts.add(job.attempt() + "/" + job.maxAttempts());
@@ -54,9 +56,9 @@ class MaxAttemptsIntegrationTests extends AbstractRedisIntegrationTests {
 		});
 		queues.enqueue("up", "x", JobOptions.builder().maxAttempts(3).build());
 
-		await().atMost(Duration.ofSeconds(15)).until(() -> queues.counts("up").dead() == 1);
+		await().atMost(Duration.ofSeconds(15)).until(() -> admin.counts("up").dead() == 1);
 		assertThat(attempts).containsExactly("1/5", "2/5", "3/5", "4/5", "5/5");
-		DeadJob dead = queues.deadLetters("up", 0, 1).get(0);
+		DeadJob dead = admin.deadLetters("up", 0, 1).get(0);
 		assertThat(dead.attempts()).isEqualTo(5);
 		assertThat(dead.error()).contains("boom on attempt 5");
 	}
@@ -64,6 +66,7 @@ class MaxAttemptsIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void listenerMaxAttemptsBelowTheJobsOwnDeadLettersAfterTheFirstFailure() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		AtomicInteger calls = new AtomicInteger();
 		start(queues, "down", 1, (job, ack) -> {
 			calls.incrementAndGet();
@@ -71,14 +74,15 @@ class MaxAttemptsIntegrationTests extends AbstractRedisIntegrationTests {
 		});
 		queues.enqueue("down", "x", JobOptions.builder().maxAttempts(3).build());
 
-		await().atMost(Duration.ofSeconds(10)).until(() -> queues.counts("down").dead() == 1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> admin.counts("down").dead() == 1);
 		assertThat(calls).hasValue(1);
-		assertThat(queues.deadLetters("down", 0, 1).get(0).attempts()).isEqualTo(1);
+		assertThat(admin.deadLetters("down", 0, 1).get(0).attempts()).isEqualTo(1);
 	}
 
 	@Test
 	void listenerMaxAttemptsAlsoCountsLostLeases() throws Exception {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		AtomicInteger calls = new AtomicInteger();
 		CountDownLatch running = new CountDownLatch(1);
 		QueueListenerContainer container = start(queues, "lost", 1, (job, ack) -> {
@@ -92,8 +96,8 @@ class MaxAttemptsIntegrationTests extends AbstractRedisIntegrationTests {
 		// the lease is taken back without an outcome, as after a crash: one loss of one allowed
 		assertThat(queues.releaseWorker("lost", container.getWorkerId())).isEqualTo(1);
 
-		await().atMost(Duration.ofSeconds(5)).until(() -> queues.counts("lost").dead() == 1);
-		DeadJob dead = queues.deadLetters("lost", 0, 1).get(0);
+		await().atMost(Duration.ofSeconds(5)).until(() -> admin.counts("lost").dead() == 1);
+		DeadJob dead = admin.deadLetters("lost", 0, 1).get(0);
 		assertThat(dead.id()).isEqualTo(id);
 		assertThat(dead.error()).contains("held 1 times without an outcome");
 		await().atMost(Duration.ofSeconds(5)).until(() -> container.getRunningJobs() == 0);

@@ -11,6 +11,7 @@ import java.util.function.UnaryOperator;
 import io.github.redisqueue.annotation.QueueListener;
 import io.github.redisqueue.core.DeadJob;
 import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.ReservedJob;
 import io.github.redisqueue.support.JobMetadata;
@@ -52,6 +53,7 @@ class QueueListenerIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void listenerReceivesTheConvertedPayloadMetadataAndHeaders() {
 		QueueTemplate queues = start(UnaryOperator.identity(), Greeter.class);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("greetings", new Greeting("Ada", 3),
 				JobOptions.builder().header("tenant", "acme").build()).id();
 
@@ -64,8 +66,8 @@ class QueueListenerIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(received.metadata().attempt()).isEqualTo(1);
 		assertThat(received.tenant()).isEqualTo("acme");
 		assertThat(received.jobId()).isEqualTo(id);
-		await().atMost(Duration.ofSeconds(5)).until(() -> queues.counts("greetings").total("completed") == 1);
-		assertThat(queues.counts("greetings").pending()).isZero();
+		await().atMost(Duration.ofSeconds(5)).until(() -> admin.counts("greetings").total("completed") == 1);
+		assertThat(admin.counts("greetings").pending()).isZero();
 	}
 
 	@Test
@@ -81,18 +83,19 @@ class QueueListenerIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void failingListenerIsRetriedWithBackOffThenDeadLetteredWithTheErrorAndTheCallbackRuns() {
 		QueueTemplate queues = start(UnaryOperator.identity(), AlwaysFails.class, DeadLetters.class);
+		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("flaky", "x", JobOptions.builder().maxAttempts(3).build()).id();
 
 		AlwaysFails listener = this.context.getBean(AlwaysFails.class);
-		await().atMost(Duration.ofSeconds(10)).until(() -> queues.counts("flaky").dead() == 1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> admin.counts("flaky").dead() == 1);
 		assertThat(listener.attempts).containsExactly(1, 2, 3);
 		assertThat(listener.times.get(1) - listener.times.get(0)).isGreaterThanOrEqualTo(45);
 		assertThat(listener.times.get(2) - listener.times.get(1)).isGreaterThanOrEqualTo(95);
-		DeadJob dead = queues.deadLetters("flaky", 0, 10).get(0);
+		DeadJob dead = admin.deadLetters("flaky", 0, 10).get(0);
 		assertThat(dead.id()).isEqualTo(id);
 		assertThat(dead.attempts()).isEqualTo(3);
 		assertThat(dead.error()).contains("IllegalStateException").contains("boom on attempt 3");
-		assertThat(queues.counts("flaky").total("failed")).isEqualTo(2);
+		assertThat(admin.counts("flaky").total("failed")).isEqualTo(2);
 		DeadLetters callback = this.context.getBean(DeadLetters.class);
 		await().atMost(Duration.ofSeconds(5)).until(() -> callback.jobs.containsKey(id));
 		assertThat(callback.jobs.get(id)).hasMessage("boom on attempt 3");
@@ -101,23 +104,25 @@ class QueueListenerIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void exceptionMarkedNotRetryableDeadLettersAtTheFirstAttempt() {
 		QueueTemplate queues = start(UnaryOperator.identity(), RefusesBadInput.class);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueue("strict", "x", JobOptions.builder().maxAttempts(5).build());
 
-		await().atMost(Duration.ofSeconds(10)).until(() -> queues.counts("strict").dead() == 1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> admin.counts("strict").dead() == 1);
 		assertThat(this.context.getBean(RefusesBadInput.class).calls).hasValue(1);
-		assertThat(queues.deadLetters("strict", 0, 1).get(0).error()).contains("IllegalArgumentException");
+		assertThat(admin.deadLetters("strict", 0, 1).get(0).error()).contains("IllegalArgumentException");
 	}
 
 	@Test
 	void unconvertiblePayloadIsDeadLetteredWithTheReasonAndOtherJobsGoOn() {
 		QueueTemplate queues = start(UnaryOperator.identity(), Greeter.class);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueue("greetings", List.of("not", "a", "greeting"));
 		queues.enqueue("greetings", new Greeting("Bob", 1), JobOptions.builder().header("tenant", "acme").build());
 
 		Greeter greeter = this.context.getBean(Greeter.class);
-		await().atMost(Duration.ofSeconds(10)).until(() -> greeter.received.size() == 1 && queues.counts("greetings").dead() == 1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> greeter.received.size() == 1 && admin.counts("greetings").dead() == 1);
 		assertThat(greeter.received.get(0).greeting().name()).isEqualTo("Bob");
-		DeadJob dead = queues.deadLetters("greetings", 0, 1).get(0);
+		DeadJob dead = admin.deadLetters("greetings", 0, 1).get(0);
 		assertThat(dead.attempts()).isEqualTo(1);
 		assertThat(dead.error()).contains("Greeting");
 	}
@@ -125,10 +130,11 @@ class QueueListenerIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void missingRequiredHeaderDeadLettersTheJobAtTheFirstAttempt() {
 		QueueTemplate queues = start(UnaryOperator.identity(), Greeter.class);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueue("greetings", new Greeting("Eve", 1), JobOptions.builder().maxAttempts(5).build());
 
-		await().atMost(Duration.ofSeconds(10)).until(() -> queues.counts("greetings").dead() == 1);
-		DeadJob dead = queues.deadLetters("greetings", 0, 1).get(0);
+		await().atMost(Duration.ofSeconds(10)).until(() -> admin.counts("greetings").dead() == 1);
+		DeadJob dead = admin.deadLetters("greetings", 0, 1).get(0);
 		assertThat(dead.attempts()).isEqualTo(1);
 		assertThat(dead.error()).contains("tenant");
 		assertThat(this.context.getBean(Greeter.class).received).isEmpty();
@@ -139,9 +145,10 @@ class QueueListenerIntegrationTests extends AbstractRedisIntegrationTests {
 		System.setProperty("test.queue.name", "placeholders");
 		try {
 			QueueTemplate queues = start(UnaryOperator.identity(), PlaceholderListener.class);
+			QueueAdmin admin = new QueueAdmin(queues);
 			queues.enqueue("placeholders", "x");
 			await().atMost(Duration.ofSeconds(10))
-				.until(() -> queues.counts("placeholders").total("completed") == 1);
+				.until(() -> admin.counts("placeholders").total("completed") == 1);
 			assertThat(ListenerTestSupport.registry(this.context).getListenerContainer("placeholder-listener")
 				.getOptions()
 				.concurrency()).isEqualTo(3);

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.test.RedisServerProcess;
 import io.github.redisqueue.test.TestRedis;
@@ -42,6 +43,7 @@ class StartWithoutRedisIntegrationTests {
 
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.endpoint());
 			QueueTemplate queues = new QueueTemplate(factory);
+			QueueAdmin admin = new QueueAdmin(queues);
 			Map<String, Integer> handled = new ConcurrentHashMap<>();
 			QueueListenerContainer container = new QueueListenerContainer("early", "early", queues,
 					(job, ack) -> handled.merge(job.id(), 1, Integer::sum),
@@ -60,7 +62,7 @@ class StartWithoutRedisIntegrationTests {
 				// the job its identity held is taken back first, then both run
 				await().atMost(Duration.ofSeconds(15)).until(() -> handled.size() == 2);
 				assertThat(handled).containsOnlyKeys(heldId, leftId).containsValues(1);
-				await().atMost(Duration.ofSeconds(5)).until(() -> queues.counts("early").total("completed") == 2);
+				await().atMost(Duration.ofSeconds(5)).until(() -> admin.counts("early").total("completed") == 2);
 				assertThat(container.getFailure()).isNull();
 			}
 			finally {

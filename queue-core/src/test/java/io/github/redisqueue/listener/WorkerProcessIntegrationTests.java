@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
 import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueCounts;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
@@ -38,6 +39,7 @@ class WorkerProcessIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void workerKilledWithSigkillMidHandlerLosesNoJob() throws Exception {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		List<String> ids = queues.enqueueAll("crash", IntStream.range(0, 20).boxed().toList(),
 				JobOptions.builder().maxAttempts(5).build()).stream().map((result) -> result.id()).toList();
 		Process worker = startWorker("crash", "work");
@@ -47,7 +49,7 @@ class WorkerProcessIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(worker.waitFor(10, TimeUnit.SECONDS)).isTrue();
 		assertThat(worker.exitValue()).isEqualTo(137);
 		Set<String> finishedBeforeKill = this.redis.opsForSet().members("crash:finished");
-		assertThat(queues.counts("crash").inFlight()).as("leases the dead worker still held").isPositive();
+		assertThat(admin.counts("crash").inFlight()).as("leases the dead worker still held").isPositive();
 
 		Map<String, Integer> handledHere = new ConcurrentHashMap<>();
 		QueueListenerContainer survivor = new QueueListenerContainer("survivor", "crash", queues,
@@ -55,12 +57,12 @@ class WorkerProcessIntegrationTests extends AbstractRedisIntegrationTests {
 				ContainerOptions.builder().concurrency(4).pollInterval(Duration.ofMillis(200)).build(), null, null);
 		survivor.start();
 		try {
-			await().atMost(Duration.ofSeconds(30)).until(() -> queues.counts("crash").total("completed") == 20);
+			await().atMost(Duration.ofSeconds(30)).until(() -> admin.counts("crash").total("completed") == 20);
 		}
 		finally {
 			survivor.stop();
 		}
-		QueueCounts counts = queues.counts("crash");
+		QueueCounts counts = admin.counts("crash");
 		assertThat(counts.pending()).isZero();
 		assertThat(counts.dead()).isZero();
 		Set<String> finishedSomewhere = new java.util.HashSet<>(finishedBeforeKill);
@@ -71,6 +73,7 @@ class WorkerProcessIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void workerStoppedWithSigtermFinishesRunningJobsAndDeliversNothingTwice() throws Exception {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueueAll("term", IntStream.range(0, 50).boxed().toList(), JobOptions.defaults());
 		Process worker = startWorker("term", "work");
 		await().atMost(Duration.ofSeconds(60)).until(() -> this.redis.opsForSet().size("term:started") >= 2);
@@ -81,7 +84,7 @@ class WorkerProcessIntegrationTests extends AbstractRedisIntegrationTests {
 		Set<String> started = this.redis.opsForSet().members("term:started");
 		Set<String> finished = this.redis.opsForSet().members("term:finished");
 		assertThat(finished).isEqualTo(started);
-		QueueCounts counts = queues.counts("term");
+		QueueCounts counts = admin.counts("term");
 		assertThat(counts.inFlight()).isZero();
 		assertThat(counts.total("completed")).isEqualTo(finished.size());
 		assertThat(counts.ready()).isEqualTo(50 - finished.size());
@@ -90,6 +93,7 @@ class WorkerProcessIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void workerStoppedWithSigtermGivesBackTheLeasesItCannotFinishAtOnce() throws Exception {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueueAll("hang", IntStream.range(0, 5).boxed().toList(), JobOptions.defaults());
 		Process worker = startWorker("hang", "hang");
 		await().atMost(Duration.ofSeconds(60)).until(() -> this.redis.opsForSet().size("hang:started") == 2);
@@ -97,7 +101,7 @@ class WorkerProcessIntegrationTests extends AbstractRedisIntegrationTests {
 		worker.destroy(); // SIGTERM
 		assertThat(worker.waitFor(30, TimeUnit.SECONDS)).isTrue();
 
-		QueueCounts counts = queues.counts("hang");
+		QueueCounts counts = admin.counts("hang");
 		assertThat(counts.inFlight()).isZero();
 		assertThat(counts.ready()).isEqualTo(5);
 		assertThat(queues.reserve("hang", 5, Duration.ofSeconds(30))).allSatisfy((job) -> assertThat(job.attempt()).isEqualTo(1));

@@ -1,6 +1,8 @@
 package io.github.redisqueue.autoconfigure;
 
 import io.github.redisqueue.core.JobEvents;
+import io.github.redisqueue.core.QueueAdmin;
+import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueScripts;
 import io.github.redisqueue.core.QueueSettings;
 import io.github.redisqueue.core.QueueTemplate;
@@ -28,7 +30,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 /**
  * Auto-configuration of redis-queue: the engine ({@link QueueTemplate}) on the application's
  * {@link RedisConnectionFactory} (or on a Redis of its own when {@code queue.redis.url} is set),
- * and its collaborators. {@link QueueListenerAutoConfiguration} and
+ * its administration ({@link QueueAdmin}) and their collaborators. {@link QueueListenerAutoConfiguration} and
  * {@link QueueReaperAutoConfiguration} build on it.
  *
  * @since 0.1.0
@@ -81,6 +83,13 @@ public final class QueueAutoConfiguration {
 		template.setEnqueueTimeout(properties.getEnqueueTimeout());
 		events.ifAvailable(template::setJobEvents);
 		return template;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(QueueAdminOperations.class)
+	@ConditionalOnSingleCandidate(QueueTemplate.class)
+	QueueAdmin queueAdmin(QueueTemplate queueTemplate) {
+		return new QueueAdmin(queueTemplate);
 	}
 
 	/**

@@ -7,8 +7,9 @@ import java.util.Map;
 import io.github.redisqueue.annotation.EnableQueueListeners;
 import io.github.redisqueue.config.DefaultQueueListenerContainerFactory;
 import io.github.redisqueue.config.QueueListenerConfigUtils;
-import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.config.QueueListenerEndpointRegistry;
+import io.github.redisqueue.core.QueueAdminOperations;
+import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.listener.ContainerOptions;
 import io.github.redisqueue.listener.DeadLetterCallback;
 import io.github.redisqueue.listener.QueueListenerContainer;
@@ -94,9 +95,9 @@ public final class QueueListenerAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBooleanProperty(name = "queue.workers.enabled", matchIfMissing = true)
-	WorkerHeartbeat queueWorkerHeartbeat(QueueTemplate queueTemplate, QueueProperties properties,
-			ObjectProvider<QueueListenerEndpointRegistry> registry) {
-		return new WorkerHeartbeat(queueTemplate, queueTemplate.getSettings().workerId(),
+	WorkerHeartbeat queueWorkerHeartbeat(QueueAdminOperations queueAdmin, QueueTemplate queueTemplate,
+			QueueProperties properties, ObjectProvider<QueueListenerEndpointRegistry> registry) {
+		return new WorkerHeartbeat(queueAdmin, queueTemplate.getSettings().workerId(),
 				() -> registry.stream()
 					.flatMap((r) -> r.getListenerContainers().stream())
 					.map(QueueListenerContainer::getQueue)

@@ -1,6 +1,6 @@
 package io.github.redisqueue.autoconfigure;
 
-import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.listener.lease.QueueReaper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -26,15 +26,15 @@ import org.springframework.scheduling.config.TaskManagementConfigUtils;
  * @since 0.1.0
  */
 @AutoConfiguration(after = QueueAutoConfiguration.class)
-@ConditionalOnBean(QueueTemplate.class)
+@ConditionalOnBean(QueueAdminOperations.class)
 @ConditionalOnBooleanProperty(name = "queue.reaper.enabled", matchIfMissing = true)
 public final class QueueReaperAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	QueueReaper queueReaper(QueueTemplate queueTemplate, QueueProperties properties,
+	QueueReaper queueReaper(QueueAdminOperations queueAdmin, QueueProperties properties,
 			ObjectProvider<QueueReaperScheduler> scheduler) {
-		QueueReaper reaper = new QueueReaper(queueTemplate, properties.getReaper().getInterval());
+		QueueReaper reaper = new QueueReaper(queueAdmin, properties.getReaper().getInterval());
 		QueueReaperScheduler own = scheduler.getIfAvailable();
 		if (own != null) {
 			reaper.setTaskScheduler(own);

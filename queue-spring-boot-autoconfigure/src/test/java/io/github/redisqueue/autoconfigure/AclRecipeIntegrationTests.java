@@ -14,6 +14,8 @@ import java.util.stream.Stream;
 import io.github.redisqueue.actuate.endpoint.QueuesEndpoint;
 import io.github.redisqueue.annotation.QueueListener;
 import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.QueueAdmin;
+import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.support.JobMetadata;
 import io.github.redisqueue.test.RedisServerProcess;
@@ -72,6 +74,7 @@ class AclRecipeIntegrationTests {
 					.run((context) -> {
 						assertThat(context).hasNotFailed();
 						QueueTemplate queues = context.getBean(QueueTemplate.class);
+						QueueAdmin queueAdmin = context.getBean(QueueAdmin.class);
 						Worker worker = context.getBean(Worker.class);
 
 						queues.enqueue("acl", "plain");
@@ -85,24 +88,24 @@ class AclRecipeIntegrationTests {
 						queues.enqueue("acl", "fail");
 						await().atMost(Duration.ofSeconds(20))
 							.until(() -> worker.done.containsAll(Set.of("plain", "unique", "later", "expiring", "bulk-1",
-									"bulk-2", "slow")) && queues.counts("acl").dead() == 1);
+									"bulk-2", "slow")) && queueAdmin.counts("acl").dead() == 1);
 						assertThat(worker.extended).as("lease of job %s extended while it ran", slow).isTrue();
 
 						// the scripts are loaded again after a flush
 						command(admin, "SCRIPT", "FLUSH");
-						QueuesEndpoint endpoint = new QueuesEndpoint(queues);
+						QueuesEndpoint endpoint = new QueuesEndpoint(queueAdmin);
 						assertThat(endpoint.queues()).containsKey("acl");
 						assertThat(endpoint.queue("acl", 0, 10).deadLetters()).hasSize(1);
-						String dead = queues.deadLetters("acl", 0, 1).get(0).id();
-						assertThat(queues.job("acl", dead)).isPresent();
+						String dead = queueAdmin.deadLetters("acl", 0, 1).get(0).id();
+						assertThat(queueAdmin.job("acl", dead)).isPresent();
 						assertThat(endpoint.act("acl", "pause", null).count()).isEqualTo(1);
-						assertThat(queues.retryDead("acl", dead)).isTrue();
+						assertThat(queueAdmin.retryDead("acl", dead)).isTrue();
 						assertThat(endpoint.act("acl", "resume", null).count()).isEqualTo(1);
-						await().atMost(Duration.ofSeconds(10)).until(() -> queues.counts("acl").dead() == 1);
-						assertThat(queues.purgeAllDead("acl")).isEqualTo(1);
-						await().atMost(Duration.ofSeconds(5)).until(() -> !queues.workers().isEmpty());
-						queues.reapOnce();
-						assertThat(queues.silentWorkers()).isEmpty();
+						await().atMost(Duration.ofSeconds(10)).until(() -> queueAdmin.counts("acl").dead() == 1);
+						assertThat(queueAdmin.purgeAllDead("acl")).isEqualTo(1);
+						await().atMost(Duration.ofSeconds(5)).until(() -> !queueAdmin.workers().isEmpty());
+						queueAdmin.reapOnce();
+						assertThat(queueAdmin.silentWorkers()).isEmpty();
 
 						RedisConfigurationCheck.Report report = context.getBean(RedisConfigurationCheck.class)
 							.report()
@@ -137,10 +140,10 @@ class AclRecipeIntegrationTests {
 
 		volatile boolean extended;
 
-		private final QueueTemplate queues;
+		private final QueueAdminOperations admin;
 
-		Worker(QueueTemplate queues) {
-			this.queues = queues;
+		Worker(QueueAdminOperations admin) {
+			this.admin = admin;
 		}
 
 		@QueueListener(queue = "acl", id = "acl-worker", concurrency = "2")
@@ -150,7 +153,7 @@ class AclRecipeIntegrationTests {
 			}
 			if (payload.equals("slow")) {
 				await().atMost(Duration.ofSeconds(10))
-					.until(() -> this.queues.job("acl", job.id()).orElseThrow().leaseUntil().isAfter(job.leaseUntil()));
+					.until(() -> this.admin.job("acl", job.id()).orElseThrow().leaseUntil().isAfter(job.leaseUntil()));
 				this.extended = true;
 			}
 			this.done.add(payload);

@@ -6,6 +6,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.redisqueue.annotation.QueueListener;
 import io.github.redisqueue.core.JobState;
+import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.listener.lease.QueueReaper;
 import io.github.redisqueue.support.JobMetadata;
@@ -46,13 +47,14 @@ class QueueAutoConfigurationIntegrationTests {
 	void annotatedListenerReceivesEnqueuedJobs() {
 		this.contextRunner.withUserConfiguration(Greeter.class).run((context) -> {
 			QueueTemplate queues = context.getBean(QueueTemplate.class);
+			QueueAdmin admin = context.getBean(QueueAdmin.class);
 			queues.enqueue("greetings", new Greeting("Ada"));
 			queues.enqueue("greetings", new Greeting("Grace"));
 
 			Greeter greeter = context.getBean(Greeter.class);
 			await().atMost(Duration.ofSeconds(10)).until(() -> greeter.names.size() == 2);
 			assertThat(greeter.names).containsExactlyInAnyOrder("Ada", "Grace");
-			await().atMost(Duration.ofSeconds(5)).until(() -> queues.counts("greetings").total("completed") == 2);
+			await().atMost(Duration.ofSeconds(5)).until(() -> admin.counts("greetings").total("completed") == 2);
 			assertThat(context.getBean(io.github.redisqueue.config.QueueListenerEndpointRegistry.class)
 				.getListenerContainer("greeter")
 				.getOptions()
@@ -64,11 +66,12 @@ class QueueAutoConfigurationIntegrationTests {
 	void selfScheduledReaperReturnsAnExpiredLeaseWithNobodyReserving() {
 		this.contextRunner.withPropertyValues("queue.reaper.interval=100ms").run((context) -> {
 			QueueTemplate queues = context.getBean(QueueTemplate.class);
+			QueueAdmin admin = context.getBean(QueueAdmin.class);
 			String id = queues.enqueue("orphans", "x").id();
 			queues.reserve("orphans", 1, Duration.ofMillis(50));
 
 			await().atMost(Duration.ofSeconds(5))
-				.until(() -> queues.job("orphans", id).orElseThrow().state() == JobState.READY);
+				.until(() -> admin.job("orphans", id).orElseThrow().state() == JobState.READY);
 			assertThat(context.getBean(QueueReaper.class).getPasses()).isPositive();
 		});
 	}

@@ -5,11 +5,14 @@ import java.time.Duration;
 import io.github.redisqueue.config.DefaultQueueListenerContainerFactory;
 import io.github.redisqueue.config.QueueListenerConfigUtils;
 import io.github.redisqueue.config.QueueListenerEndpointRegistry;
+import io.github.redisqueue.core.QueueAdmin;
+import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueScripts;
 import io.github.redisqueue.core.QueueSettings;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.listener.AcknowledgementMode;
 import io.github.redisqueue.listener.DeadLetterCallback;
+import io.github.redisqueue.listener.WorkerHeartbeat;
 import io.github.redisqueue.listener.lease.QueueReaper;
 import io.github.redisqueue.support.converter.JacksonJobSerializer;
 import io.github.redisqueue.support.converter.JobSerializer;
@@ -40,6 +43,7 @@ class QueueAutoConfigurationTests {
 	void createsTheEngineListenerSupportAndReaperByDefault() {
 		this.contextRunner.run((context) -> {
 			assertThat(context).hasSingleBean(QueueTemplate.class)
+				.hasSingleBean(QueueAdmin.class)
 				.hasSingleBean(JobSerializer.class)
 				.hasSingleBean(QueueScripts.class)
 				.hasSingleBean(QueueSettings.class)
@@ -50,6 +54,7 @@ class QueueAutoConfigurationTests {
 				.hasSingleBean(QueueListenerEndpointRegistry.class);
 			assertThat(context.getBean(QueueTemplate.class).getConnectionFactory())
 				.isSameAs(context.getBean(LettuceConnectionFactory.class));
+			assertThat(context.getBean(QueueAdmin.class).getTemplate()).isSameAs(context.getBean(QueueTemplate.class));
 		});
 	}
 
@@ -59,6 +64,18 @@ class QueueAutoConfigurationTests {
 			assertThat(context).hasSingleBean(QueueTemplate.class).hasBean("myTemplate");
 			assertThat(context.getBean(JobSerializer.class)).isSameAs(context.getBean("mySerializer"));
 			assertThat(context.getBean(QueueSettings.class).keyPrefix()).isEqualTo("mine");
+		});
+	}
+
+	@Test
+	void backsOffFromAUserAdmin() {
+		this.contextRunner.withUserConfiguration(UserAdmin.class).run((context) -> {
+			assertThat(context).hasSingleBean(QueueAdminOperations.class)
+				.hasBean("myAdmin")
+				.doesNotHaveBean("queueAdmin")
+				.hasSingleBean(QueueReaper.class)
+				.hasSingleBean(WorkerHeartbeat.class);
+			assertThat(context.getBean(QueueAdminOperations.class)).isSameAs(context.getBean("myAdmin"));
 		});
 	}
 
@@ -166,6 +183,7 @@ class QueueAutoConfigurationTests {
 	void nothingIsCreatedWithoutTheLibraryOnTheClassPath() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(QueueTemplate.class))
 			.run((context) -> assertThat(context).doesNotHaveBean(QueueTemplate.class)
+				.doesNotHaveBean(QueueAdmin.class)
 				.doesNotHaveBean(QueueReaper.class)
 				.doesNotHaveBean(QueueListenerConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME));
 	}
@@ -186,6 +204,16 @@ class QueueAutoConfigurationTests {
 		@Bean
 		QueueSettings mySettings() {
 			return QueueSettings.builder().keyPrefix("mine").build();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserAdmin {
+
+		@Bean
+		QueueAdmin myAdmin(QueueTemplate queueTemplate) {
+			return new QueueAdmin(queueTemplate);
 		}
 
 	}

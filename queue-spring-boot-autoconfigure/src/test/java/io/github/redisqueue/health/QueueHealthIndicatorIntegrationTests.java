@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.health.QueueHealthIndicator.Thresholds;
 import io.github.redisqueue.listener.ContainerOptions;
@@ -152,7 +153,7 @@ class QueueHealthIndicatorIntegrationTests {
 
 	private static QueueHealthIndicator indicator(QueueTemplate queues, Thresholds thresholds,
 			List<QueueListenerContainer> containers) {
-		return new QueueHealthIndicator(queues, thresholds, TIMEOUT, () -> containers);
+		return new QueueHealthIndicator(new QueueAdmin(queues), thresholds, TIMEOUT, () -> containers);
 	}
 
 	private static Map<?, ?> queueDetail(Health health, String queue) {

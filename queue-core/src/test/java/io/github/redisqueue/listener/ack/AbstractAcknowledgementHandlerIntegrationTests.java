@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.AckResult;
 import io.github.redisqueue.core.ExtendResult;
 import io.github.redisqueue.core.FailResult;
@@ -66,7 +67,7 @@ abstract class AbstractAcknowledgementHandlerIntegrationTests extends AbstractRe
 	@BeforeEach
 	void createParts() {
 		this.queues = new CountingTemplate(this.connectionFactory);
-		this.admin = this.queues;
+		this.admin = new QueueAdmin(this.queues);
 		this.acks = new AckBatcher(this.queues, QUEUE);
 		this.deadLettered.clear();
 		this.handler = handler(this.mode);

@@ -12,6 +12,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.stream.IntStream;
 
+import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.JobInfo;
 import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.JobState;
@@ -50,7 +51,7 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 	@BeforeEach
 	void createParts() {
 		this.queues = new QueueTemplate(this.connectionFactory);
-		this.admin = this.queues;
+		this.admin = new QueueAdmin(this.queues);
 		this.acks = new AckBatcher(this.queues, QUEUE);
 	}
 

@@ -2,6 +2,7 @@ package io.github.redisqueue.listener.lease;
 
 import java.time.Duration;
 
+import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import org.junit.jupiter.api.Test;
@@ -41,7 +42,7 @@ class QueueReaperSchedulingIntegrationTests extends AbstractRedisIntegrationTest
 
 	@Test
 	void registersOneTaskOfItsIntervalUnlessItSchedulesItself() {
-		QueueReaper reaper = new QueueReaper(new QueueTemplate(this.connectionFactory), INTERVAL);
+		QueueReaper reaper = new QueueReaper(new QueueAdmin(new QueueTemplate(this.connectionFactory)), INTERVAL);
 		ScheduledTaskRegistrar registrar = new ScheduledTaskRegistrar();
 		reaper.configureTasks(registrar);
 		assertThat(registrar.getFixedDelayTaskList()).singleElement().satisfies((task) -> {
@@ -66,7 +67,7 @@ class QueueReaperSchedulingIntegrationTests extends AbstractRedisIntegrationTest
 
 		@Bean
 		QueueReaper queueReaper(QueueTemplate queueTemplate) {
-			return new QueueReaper(queueTemplate, INTERVAL);
+			return new QueueReaper(new QueueAdmin(queueTemplate), INTERVAL);
 		}
 
 	}

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.ReservedJob;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
@@ -28,6 +29,7 @@ class MicrometerJobEventsIntegrationTests extends AbstractRedisIntegrationTests 
 	void countersFollowWhatHappensToJobs() {
 		SimpleMeterRegistry registry = new SimpleMeterRegistry();
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.setJobEvents(new MicrometerJobEvents(registry));
 
 		queues.enqueueAll("mail", List.of(1, 2, 3), JobOptions.defaults());
@@ -38,7 +40,7 @@ class MicrometerJobEventsIntegrationTests extends AbstractRedisIntegrationTests 
 		queues.retry("mail", jobs.get(1).ref(), "again", Duration.ZERO);
 		queues.deadLetter("mail", jobs.get(2).ref(), "no");
 		queues.reserve("mail", 1, Duration.ofMillis(20));
-		await().atMost(Duration.ofSeconds(5)).until(() -> queues.reapOnce("mail").reclaimed() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> admin.reapOnce("mail").reclaimed() == 1);
 
 		assertThat(count(registry, "enqueued")).isEqualTo(4);
 		assertThat(count(registry, "duplicate")).isEqualTo(1);
@@ -52,9 +54,10 @@ class MicrometerJobEventsIntegrationTests extends AbstractRedisIntegrationTests 
 	void waitIsTimedFromEnqueueToReservation() {
 		SimpleMeterRegistry registry = new SimpleMeterRegistry();
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		queues.setJobEvents(new MicrometerJobEvents(registry));
 		String id = queues.enqueue("wait", "now").id();
-		Instant enqueuedAt = queues.job("wait", id).orElseThrow().enqueuedAt();
+		Instant enqueuedAt = admin.job("wait", id).orElseThrow().enqueuedAt();
 
 		await().atMost(Duration.ofSeconds(5)).until(() -> serverTime().isAfter(enqueuedAt.plusMillis(300)));
 		queues.reserve("wait", 1, Duration.ofMinutes(1));

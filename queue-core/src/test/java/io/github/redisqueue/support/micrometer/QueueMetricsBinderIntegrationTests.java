@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 
 import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -20,9 +21,10 @@ class QueueMetricsBinderIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void gaugesReflectRedisCountsWithinOneRefresh() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
 		SimpleMeterRegistry registry = new SimpleMeterRegistry();
 		queues.enqueueAll("emails", List.of(1, 2, 3), JobOptions.defaults());
-		try (QueueMetricsBinder binder = new QueueMetricsBinder(queues, Duration.ofMillis(100))) {
+		try (QueueMetricsBinder binder = new QueueMetricsBinder(admin, Duration.ofMillis(100))) {
 			binder.bindTo(registry);
 			await().atMost(Duration.ofSeconds(5))
 				.until(() -> gauge(registry, "emails", "ready") == 3);
@@ -35,7 +37,7 @@ class QueueMetricsBinderIntegrationTests extends AbstractRedisIntegrationTests {
 			queues.enqueue("emails", 4);
 			queues.reserve("emails", 1, Duration.ofMinutes(1));
 			queues.enqueue("sms", "x", JobOptions.builder().delay(Duration.ofHours(1)).build());
-			queues.pause("emails");
+			admin.pause("emails");
 
 			await().atMost(Duration.ofSeconds(5)).until(() -> gauge(registry, "emails", "in_flight") == 1
 					&& gauge(registry, "emails", "ready") == 2 && gauge(registry, "sms", "delayed") == 1);

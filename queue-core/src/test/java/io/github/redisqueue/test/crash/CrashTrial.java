@@ -29,8 +29,8 @@ import java.util.function.Consumer;
 
 import io.github.redisqueue.core.EnqueueResult;
 import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueCounts;
-import io.github.redisqueue.core.QueueKeys;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.test.RedisServerProcess;
 import io.github.redisqueue.test.RespClient;
@@ -171,6 +171,8 @@ public final class CrashTrial implements AutoCloseable {
 
 	private final QueueTemplate queues;
 
+	private final QueueAdmin admin;
+
 	private final StringRedisTemplate observer;
 
 	private final List<WorkerSlot> slots = new ArrayList<>();
@@ -236,6 +238,7 @@ public final class CrashTrial implements AutoCloseable {
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
 		this.queues = new QueueTemplate(this.connectionFactory);
+		this.admin = new QueueAdmin(this.queues);
 		this.observer = new StringRedisTemplate(this.connectionFactory);
 		for (int i = 1; i <= settings.workers(); i++) {
 			this.slots.add(new WorkerSlot(i));
@@ -316,7 +319,7 @@ public final class CrashTrial implements AutoCloseable {
 
 	/** Jobs ready, delayed or in flight now. */
 	public long pending() {
-		return this.queues.counts(this.settings.queue()).pending();
+		return this.admin.counts(this.settings.queue()).pending();
 	}
 
 	/** Whether every job was enqueued and none is left to run. */
@@ -335,7 +338,7 @@ public final class CrashTrial implements AutoCloseable {
 	/** Where the queue stands, for a message. */
 	public String progress() {
 		try {
-			return this.queues.counts(this.settings.queue()).toString();
+			return this.admin.counts(this.settings.queue()).toString();
 		}
 		catch (RuntimeException ex) {
 			return "counts not readable: " + ex;
@@ -356,12 +359,12 @@ public final class CrashTrial implements AutoCloseable {
 		for (WorkerSlot slot : this.slots) {
 			slot.stopAtEnd();
 		}
-		QueueCounts counts = this.queues.counts(this.settings.queue());
+		QueueCounts counts = this.admin.counts(this.settings.queue());
 		String queue = this.settings.queue();
 		return TrialReport.analyse(this.settings.jobs(), this.settings.workers(), this.settings.lease(),
 				List.copyOf(this.incarnations),
 				List.copyOf(this.stops), List.copyOf(this.faults), List.copyOf(this.calls), counts,
-				(id) -> this.queues.job(queue, id).map((job) -> job.state().name().toLowerCase(Locale.ROOT))
+				(id) -> this.admin.job(queue, id).map((job) -> job.state().name().toLowerCase(Locale.ROOT))
 					.orElse("gone"));
 	}
 
@@ -575,10 +578,11 @@ public final class CrashTrial implements AutoCloseable {
 	}
 
 	private Set<String> held(String identity) {
-		QueueKeys keys = this.queues.keys(this.settings.queue());
+		// the queue's key layout: every key shares the hash tag {prefix:queue}
+		String tag = "{" + this.queues.getSettings().keyPrefix() + ":" + this.settings.queue() + "}:";
 		@SuppressWarnings({ "rawtypes", "unchecked" })
 		List<String> ids = this.observer.execute(new DefaultRedisScript<List>(HELD_SCRIPT, List.class),
-				List.of(keys.key("inflight")), keys.jobKey(""), identity);
+				List.of(tag + "inflight"), tag + "job:", identity);
 		return (ids != null) ? new HashSet<>(ids) : Set.of();
 	}
 

@@ -4,8 +4,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueAdminOperations;
-import io.github.redisqueue.core.QueueTemplate;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,9 +60,9 @@ public class QueuesEndpoint {
 		if (from < 0) {
 			throw invalid("Dead-letter page offset " + from + " is invalid: it must be 0 or more");
 		}
-		if (count < 1 || count > QueueTemplate.MAX_RESERVE) {
+		if (count < 1 || count > QueueAdmin.MAX_DEAD_LETTER_PAGE) {
 			throw invalid("Dead-letter page size " + count + " is out of range: it must be from 1 to "
-					+ QueueTemplate.MAX_RESERVE);
+					+ QueueAdmin.MAX_DEAD_LETTER_PAGE);
 		}
 		return checked(() -> new QueueDetailsDescriptor(name, QueueDescriptor.of(this.operations.counts(name)),
 				this.operations.deadLetters(name, from, count).stream().map(DeadJobDescriptor::of).toList(),

@@ -2,7 +2,7 @@ package io.github.redisqueue.autoconfigure.endpoint;
 
 import io.github.redisqueue.actuate.endpoint.QueuesEndpoint;
 import io.github.redisqueue.autoconfigure.QueueAutoConfiguration;
-import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.core.QueueAdminOperations;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -19,14 +19,14 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration(after = QueueAutoConfiguration.class)
 @ConditionalOnClass(ConditionalOnAvailableEndpoint.class)
-@ConditionalOnBean(QueueTemplate.class)
+@ConditionalOnBean(QueueAdminOperations.class)
 public final class QueuesEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnAvailableEndpoint
-	QueuesEndpoint queuesEndpoint(QueueTemplate queueTemplate) {
-		return new QueuesEndpoint(queueTemplate);
+	QueuesEndpoint queuesEndpoint(QueueAdminOperations queueAdmin) {
+		return new QueuesEndpoint(queueAdmin);
 	}
 
 }

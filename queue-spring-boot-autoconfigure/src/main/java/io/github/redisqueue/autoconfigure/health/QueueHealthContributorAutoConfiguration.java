@@ -4,7 +4,7 @@ import java.util.List;
 
 import io.github.redisqueue.autoconfigure.QueueAutoConfiguration;
 import io.github.redisqueue.config.QueueListenerEndpointRegistry;
-import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.health.QueueHealthIndicator;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -25,16 +25,16 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration(after = QueueAutoConfiguration.class)
 @ConditionalOnClass(AbstractHealthIndicator.class)
-@ConditionalOnBean(QueueTemplate.class)
+@ConditionalOnBean(QueueAdminOperations.class)
 @EnableConfigurationProperties(QueueHealthIndicatorProperties.class)
 public final class QueueHealthContributorAutoConfiguration {
 
 	@Bean(name = "queueHealthIndicator")
 	@ConditionalOnEnabledHealthIndicator("queue")
 	@ConditionalOnMissingBean(name = "queueHealthIndicator")
-	QueueHealthIndicator queueHealthIndicator(QueueTemplate queueTemplate, QueueHealthIndicatorProperties health,
+	QueueHealthIndicator queueHealthIndicator(QueueAdminOperations queueAdmin, QueueHealthIndicatorProperties health,
 			ObjectProvider<QueueListenerEndpointRegistry> endpointRegistry) {
-		return new QueueHealthIndicator(queueTemplate,
+		return new QueueHealthIndicator(queueAdmin,
 				new QueueHealthIndicator.Thresholds(health.getMaxDead(), health.getMaxReady(), health.getMaxHeadAge(),
 						health.getThresholdStatus()),
 				health.getTimeout(), () -> {

@@ -1,8 +1,8 @@
 package io.github.redisqueue.autoconfigure.metrics;
 
 import io.github.redisqueue.autoconfigure.QueueAutoConfiguration;
-import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.JobEvents;
+import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.support.micrometer.MicrometerJobEvents;
 import io.github.redisqueue.support.micrometer.QueueMetricsBinder;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -24,7 +24,7 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration(after = QueueAutoConfiguration.class)
 @ConditionalOnClass(MeterRegistry.class)
-@ConditionalOnBean(QueueTemplate.class)
+@ConditionalOnBean(QueueAdminOperations.class)
 @EnableConfigurationProperties(QueueMetricsProperties.class)
 public final class QueueMetricsAutoConfiguration {
 
@@ -37,8 +37,8 @@ public final class QueueMetricsAutoConfiguration {
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
-	QueueMetricsBinder queueMetricsBinder(QueueTemplate queueTemplate, QueueMetricsProperties properties) {
-		return new QueueMetricsBinder(queueTemplate, properties.getRefreshInterval());
+	QueueMetricsBinder queueMetricsBinder(QueueAdminOperations queueAdmin, QueueMetricsProperties properties) {
+		return new QueueMetricsBinder(queueAdmin, properties.getRefreshInterval());
 	}
 
 }

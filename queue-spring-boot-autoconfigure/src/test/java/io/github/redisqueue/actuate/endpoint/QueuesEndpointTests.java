@@ -1,5 +1,6 @@
 package io.github.redisqueue.actuate.endpoint;
 
+import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.test.RedisEndpoint;
 import io.github.redisqueue.test.TestRedis;
@@ -28,6 +29,8 @@ class QueuesEndpointTests {
 
 	private QueueTemplate queues;
 
+	private QueueAdmin admin;
+
 	private QueuesEndpoint endpoint;
 
 	@BeforeEach
@@ -35,7 +38,8 @@ class QueuesEndpointTests {
 		TestRedis.flushAll(this.redis);
 		this.factory = TestRedis.connectionFactory(this.redis);
 		this.queues = new QueueTemplate(this.factory);
-		this.endpoint = new QueuesEndpoint(this.queues);
+		this.admin = new QueueAdmin(this.queues);
+		this.endpoint = new QueuesEndpoint(this.admin);
 	}
 
 	@AfterEach
@@ -82,10 +86,10 @@ class QueuesEndpointTests {
 	@Test
 	void pauseAndResumeCountOneOnlyWhenTheStateChanged() {
 		assertThat(this.endpoint.act("idle", "pause", null).count()).isEqualTo(1);
-		assertThat(this.queues.counts("idle").paused()).isTrue();
+		assertThat(this.admin.counts("idle").paused()).isTrue();
 		assertThat(this.endpoint.act("idle", "pause", null).count()).isZero();
 		assertThat(this.endpoint.act("idle", "resume", null).count()).isEqualTo(1);
-		assertThat(this.queues.counts("idle").paused()).isFalse();
+		assertThat(this.admin.counts("idle").paused()).isFalse();
 		assertThat(this.endpoint.act("idle", "resume", null).count()).isZero();
 	}
 

@@ -24,6 +24,7 @@ import io.github.redisqueue.config.QueueListenerConfigUtils;
 import io.github.redisqueue.config.QueueListenerEndpointRegistry;
 import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.JobRef;
+import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.ReservedJob;
 import io.github.redisqueue.listener.ContainerOptions;
@@ -49,10 +50,13 @@ public final class QueueBenchmark {
 
 	private final QueueTemplate queues;
 
+	private final QueueAdmin admin;
+
 	private QueueBenchmark(BenchmarkConfig config, RedisUnderTest redis) {
 		this.config = config;
 		this.redis = redis;
 		this.queues = new QueueTemplate(redis.connectionFactory());
+		this.admin = new QueueAdmin(this.queues);
 	}
 
 	public static void main(String[] args) throws Exception {
@@ -140,7 +144,7 @@ public final class QueueBenchmark {
 			QueueListenerContainer container = container(context);
 			Measure measure = start();
 			container.start();
-			await(() -> listener.handled() >= n && this.queues.counts(BenchListener.QUEUE).total("completed") >= n);
+			await(() -> listener.handled() >= n && this.admin.counts(BenchListener.QUEUE).total("completed") >= n);
 			measure.stop(figures, n);
 			container.stop();
 		}

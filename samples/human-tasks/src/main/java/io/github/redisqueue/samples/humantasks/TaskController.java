@@ -10,6 +10,7 @@ import io.github.redisqueue.core.ExtendResult;
 import io.github.redisqueue.core.Job;
 import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.JobRef;
+import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueCounts;
 import io.github.redisqueue.core.QueueTemplate;
 
@@ -37,10 +38,14 @@ public class TaskController {
 
 	private final QueueTemplate queues;
 
+	private final QueueAdminOperations admin;
+
 	private final Duration defaultLease;
 
-	public TaskController(QueueTemplate queues, @Value("${sample.lease:60s}") Duration defaultLease) {
+	public TaskController(QueueTemplate queues, QueueAdminOperations admin,
+			@Value("${sample.lease:60s}") Duration defaultLease) {
 		this.queues = queues;
+		this.admin = admin;
 		this.defaultLease = defaultLease;
 	}
 
@@ -85,7 +90,7 @@ public class TaskController {
 
 	@GetMapping
 	public QueueCounts counts() {
-		return this.queues.counts(QUEUE);
+		return this.admin.counts(QUEUE);
 	}
 
 	private static ResponseEntity<Void> status(AckResult result) {

@@ -8,6 +8,7 @@ import java.util.Map;
 import io.github.redisqueue.core.DeadJob;
 import io.github.redisqueue.core.EnqueueResult;
 import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueCounts;
 import io.github.redisqueue.core.QueueTemplate;
 
@@ -27,10 +28,13 @@ public class EmailController {
 
 	private final QueueTemplate queues;
 
+	private final QueueAdminOperations admin;
+
 	private final EmailSender sender;
 
-	public EmailController(QueueTemplate queues, EmailSender sender) {
+	public EmailController(QueueTemplate queues, QueueAdminOperations admin, EmailSender sender) {
 		this.queues = queues;
+		this.admin = admin;
 		this.sender = sender;
 	}
 
@@ -55,11 +59,11 @@ public class EmailController {
 	/** Counts of the queue, what was sent, and the latest dead letters. */
 	@GetMapping("/emails")
 	public Map<String, Object> status() {
-		QueueCounts counts = this.queues.counts("emails");
+		QueueCounts counts = this.admin.counts("emails");
 		Map<String, Object> status = new LinkedHashMap<>();
 		status.put("counts", counts);
 		status.put("sent", this.sender.sent());
-		status.put("dead", this.queues.deadLetters("emails", 0, 10).stream().map(EmailController::describe).toList());
+		status.put("dead", this.admin.deadLetters("emails", 0, 10).stream().map(EmailController::describe).toList());
 		return status;
 	}
 

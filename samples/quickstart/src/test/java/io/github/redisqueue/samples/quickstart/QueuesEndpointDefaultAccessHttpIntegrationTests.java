@@ -5,6 +5,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
+import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.test.RedisEndpoint;
 import io.github.redisqueue.test.TestRedis;
@@ -40,6 +41,9 @@ class QueuesEndpointDefaultAccessHttpIntegrationTests {
 	@Autowired
 	private QueueTemplate queues;
 
+	@Autowired
+	private QueueAdminOperations admin;
+
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
 		RedisEndpoint redis = TestRedis.shared();
@@ -49,7 +53,7 @@ class QueuesEndpointDefaultAccessHttpIntegrationTests {
 
 	@Test
 	void readsAreExposedAndWritesAreRefused() throws Exception {
-		this.queues.resume("guarded");
+		this.admin.resume("guarded");
 		this.queues.enqueue("guarded", "x");
 
 		HttpResponse<String> all = get("/actuator/queues");
@@ -61,7 +65,7 @@ class QueuesEndpointDefaultAccessHttpIntegrationTests {
 			HttpResponse<String> write = post("/actuator/queues/guarded/" + action);
 			assertThat(write.statusCode()).as("POST %s: %s", action, write.body()).isEqualTo(404);
 		}
-		assertThat(this.queues.counts("guarded").paused()).isFalse();
+		assertThat(this.admin.counts("guarded").paused()).isFalse();
 	}
 
 	private HttpResponse<String> get(String path) throws Exception {

@@ -6,6 +6,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
+import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.test.RedisEndpoint;
 import io.github.redisqueue.test.TestRedis;
@@ -52,6 +53,9 @@ class QueuesEndpointHttpIntegrationTests {
 	@Autowired
 	private QueueTemplate queues;
 
+	@Autowired
+	private QueueAdminOperations admin;
+
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
 		RedisEndpoint redis = TestRedis.shared();
@@ -61,7 +65,7 @@ class QueuesEndpointHttpIntegrationTests {
 
 	@BeforeEach
 	void emptyQueues() {
-		this.queues.purgeAllDead("emails");
+		this.admin.purgeAllDead("emails");
 	}
 
 	@Test
@@ -109,7 +113,7 @@ class QueuesEndpointHttpIntegrationTests {
 
 	@Test
 	void pauseAndResumeCountOnlyAChangeOfState() throws Exception {
-		this.queues.resume("idle");
+		this.admin.resume("idle");
 		assertThat(post("/actuator/queues/idle/pause", "{}").at("/count").asLong()).isEqualTo(1);
 		assertThat(post("/actuator/queues/idle/pause", "{}").at("/count").asLong()).isZero();
 		assertThat(post("/actuator/queues/idle/resume", "{}").at("/count").asLong()).isEqualTo(1);

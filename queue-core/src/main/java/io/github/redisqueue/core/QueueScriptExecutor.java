@@ -1,0 +1,306 @@
+package io.github.redisqueue.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisSystemException;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisPipelineException;
+import org.springframework.data.redis.connection.RedisScriptingCommands;
+import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.RedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.data.redis.serializer.RedisSerializer;
+
+import static io.github.redisqueue.core.ScriptReplies.encodeUtf8;
+
+/**
+ * Runs the engine's scripts: by SHA, and as a plain EVAL when Redis lost the script
+ * ({@code NOSCRIPT}: a restart, a failover, {@code SCRIPT FLUSH}), like Spring Data Redis's
+ * {@code DefaultScriptExecutor}. With Lettuce, a call with a deadline of its own and a batch of
+ * calls go out on the shared connection asynchronously. Whatever fails leaves as a
+ * {@link DataAccessException}, translated by the connection factory; a deadline of its own that
+ * passes is a {@link QueryTimeoutException}.
+ */
+final class QueueScriptExecutor {
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final RedisTemplate<byte[], byte[]> redis;
+
+	private final QueueScripts scripts;
+
+	QueueScriptExecutor(RedisConnectionFactory connectionFactory, QueueScripts scripts) {
+		this.connectionFactory = connectionFactory;
+		this.scripts = scripts;
+		RedisTemplate<byte[], byte[]> template = new RedisTemplate<>();
+		template.setConnectionFactory(connectionFactory);
+		template.setEnableDefaultSerializer(false);
+		template.setKeySerializer(RedisSerializer.byteArray());
+		template.setValueSerializer(RedisSerializer.byteArray());
+		template.setHashKeySerializer(RedisSerializer.byteArray());
+		template.setHashValueSerializer(RedisSerializer.byteArray());
+		template.afterPropertiesSet();
+		this.redis = template;
+	}
+
+	/** The template for the plain commands around the scripts. */
+	RedisTemplate<byte[], byte[]> redis() {
+		return this.redis;
+	}
+
+	QueueScripts scripts() {
+		return this.scripts;
+	}
+
+	/** Runs a script of one queue ({@code common.lua}: its keys, then the two key prefixes and {@code args}). */
+	List<Object> run(RedisScript<?> script, QueueKeys k, List<byte[]> args) {
+		List<Object> reply = eval(script, ReturnType.MULTI, k.scriptKeys(), queueArgs(k, args));
+		return (reply != null) ? reply : List.of();
+	}
+
+	/**
+	 * Runs a script of one queue and waits at most {@code timeout} for the answer. With Lettuce,
+	 * past the timeout the command is cancelled (Lettuce does not send a cancelled command that
+	 * still waits for a connection) and the call fails; other drivers fall back to {@link #run}.
+	 */
+	List<Object> runWithin(RedisScript<?> script, QueueKeys k, List<byte[]> args, Duration timeout) {
+		byte[][] keys = k.scriptKeys().toArray(byte[][]::new);
+		byte[][] argv = queueArgs(k, args).toArray(byte[][]::new);
+		List<Object> reply = withLettuce((async) -> {
+			long deadline = System.nanoTime() + timeout.toNanos();
+			try {
+				return await(async.evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, argv), deadline, timeout);
+			}
+			catch (DataAccessException ex) {
+				if (!isNoScript(ex)) {
+					throw ex;
+				}
+				return await(async.eval(encodeUtf8(script.getScriptAsString()), ScriptOutputType.MULTI, keys, argv),
+						deadline, timeout);
+			}
+		});
+		return (reply != null) ? reply : run(script, k, args);
+	}
+
+	/** Runs a script on keys outside every queue (the worker registry) that answers a list. */
+	List<Object> runForList(RedisScript<?> script, List<byte[]> keys, List<byte[]> args) {
+		List<Object> reply = eval(script, ReturnType.MULTI, keys, args);
+		return (reply != null) ? reply : List.of();
+	}
+
+	/** Runs a script on keys outside every queue (the worker registry) that answers a number. */
+	@Nullable Long runForNumber(RedisScript<?> script, List<byte[]> keys, List<byte[]> args) {
+		return eval(script, ReturnType.INTEGER, keys, args);
+	}
+
+	/**
+	 * Sends the commands in one round trip and returns their replies in order. With Lettuce they
+	 * go out on the shared connection at once (a pipeline would open a dedicated connection for
+	 * each call), each answer awaited up to the client's command timeout. A script Redis lost is
+	 * loaded and the whole batch sent once more.
+	 */
+	List<Object> pipelined(List<Command> commands) {
+		try {
+			return pipelinedOnce(commands);
+		}
+		catch (RuntimeException ex) {
+			if (!isNoScript(ex)) {
+				throw ex;
+			}
+			preload();
+			return pipelinedOnce(commands);
+		}
+	}
+
+	/** Loads every script into the Redis script cache. */
+	void preload() {
+		this.redis.execute((RedisCallback<Void>) (connection) -> {
+			for (RedisScript<?> script : this.scripts.all()) {
+				connection.scriptingCommands().scriptLoad(encodeUtf8(script.getScriptAsString()));
+			}
+			return null;
+		});
+	}
+
+	/** Whether a failure, or one of its causes or pipelined replies, says {@code text}. */
+	static boolean mentions(Throwable failure, String text) {
+		for (Throwable t = failure; t != null; t = t.getCause()) {
+			if (String.valueOf(t.getMessage()).contains(text)) {
+				return true;
+			}
+			if (t instanceof RedisPipelineException pipeline) {
+				for (Object result : pipeline.getPipelineResult()) {
+					if (result instanceof Throwable nested && mentions(nested, text)) {
+						return true;
+					}
+				}
+			}
+		}
+		return false;
+	}
+
+	private static boolean isNoScript(Throwable failure) {
+		return mentions(failure, "NOSCRIPT");
+	}
+
+	private <T> @Nullable T eval(RedisScript<?> script, ReturnType type, List<byte[]> keys, List<byte[]> args) {
+		byte[][] keysAndArgs = concat(keys, args);
+		return this.redis.execute((RedisCallback<T>) (connection) -> {
+			RedisScriptingCommands scripting = connection.scriptingCommands();
+			try {
+				return scripting.evalSha(script.getSha1(), type, keys.size(), keysAndArgs);
+			}
+			catch (RuntimeException ex) {
+				if (!isNoScript(ex)) {
+					throw ex;
+				}
+				return scripting.eval(encodeUtf8(script.getScriptAsString()), type, keys.size(), keysAndArgs);
+			}
+		});
+	}
+
+	private List<Object> pipelinedOnce(List<Command> commands) {
+		List<Object> replies = withLettuce((async) -> {
+			List<RedisFuture<?>> futures = new ArrayList<>(commands.size());
+			for (Command command : commands) {
+				if (command instanceof SetMembers members) {
+					futures.add(async.smembers(members.key()));
+				}
+				else if (command instanceof ScriptCall call) {
+					futures.add(async.evalsha(call.script().getSha1(), ScriptOutputType.MULTI,
+							call.keys().toArray(byte[][]::new), call.args().toArray(byte[][]::new)));
+				}
+			}
+			Duration timeout = commandTimeout();
+			long deadline = System.nanoTime() + timeout.toNanos();
+			List<Object> answers = new ArrayList<>(futures.size());
+			for (RedisFuture<?> future : futures) {
+				answers.add(await(future, deadline, timeout));
+			}
+			return answers;
+		});
+		if (replies != null) {
+			return replies;
+		}
+		return this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
+			for (Command command : commands) {
+				if (command instanceof SetMembers members) {
+					connection.setCommands().sMembers(members.key());
+				}
+				else if (command instanceof ScriptCall call) {
+					connection.scriptingCommands()
+						.evalSha(encodeUtf8(call.script().getSha1()), ReturnType.MULTI, call.keys().size(),
+								concat(call.keys(), call.args()));
+				}
+			}
+			return null;
+		}, null);
+	}
+
+	/**
+	 * Runs {@code work} on the native commands of a Lettuce connection, translating what it
+	 * throws; {@code null} with another driver.
+	 */
+	@SuppressWarnings("unchecked")
+	private <T> @Nullable T withLettuce(Function<RedisClusterAsyncCommands<byte[], byte[]>, T> work) {
+		return this.redis.execute((RedisCallback<T>) (connection) -> {
+			if (!(connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> commands)) {
+				return null;
+			}
+			try {
+				// the template's connections are byte[]-typed, and so are their native commands
+				return work.apply((RedisClusterAsyncCommands<byte[], byte[]>) commands);
+			}
+			catch (RuntimeException ex) {
+				throw translate(ex);
+			}
+		});
+	}
+
+	private <T> T await(RedisFuture<T> future, long deadline, Duration timeout) {
+		try {
+			return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (ExecutionException ex) {
+			throw translate(ex.getCause());
+		}
+		catch (TimeoutException ex) {
+			future.cancel(true);
+			throw new QueryTimeoutException(
+					"Redis did not answer within " + timeout + "; a call that was already sent may still take effect", ex);
+		}
+		catch (InterruptedException ex) {
+			future.cancel(true);
+			Thread.currentThread().interrupt();
+			throw new RedisSystemException("Interrupted while waiting for Redis", ex);
+		}
+	}
+
+	private DataAccessException translate(@Nullable Throwable failure) {
+		if (failure instanceof DataAccessException translated) {
+			return translated;
+		}
+		if (failure instanceof RuntimeException ex) {
+			DataAccessException translated = this.connectionFactory.translateExceptionIfPossible(ex);
+			if (translated != null) {
+				return translated;
+			}
+		}
+		return new RedisSystemException("Redis command failed", failure);
+	}
+
+	private Duration commandTimeout() {
+		return (this.connectionFactory instanceof LettuceConnectionFactory lettuce)
+				? Duration.ofMillis(lettuce.getTimeout()) : Duration.ofMinutes(1);
+	}
+
+	private static List<byte[]> queueArgs(QueueKeys k, List<byte[]> args) {
+		List<byte[]> argv = new ArrayList<>(args.size() + 2);
+		argv.add(k.jobPrefix());
+		argv.add(k.uniquePrefix());
+		argv.addAll(args);
+		return argv;
+	}
+
+	private static byte[][] concat(List<byte[]> keys, List<byte[]> args) {
+		List<byte[]> all = new ArrayList<>(keys.size() + args.size());
+		all.addAll(keys);
+		all.addAll(args);
+		return all.toArray(byte[][]::new);
+	}
+
+	/** A command of a {@link #pipelined} batch. */
+	sealed interface Command permits SetMembers, ScriptCall {
+
+	}
+
+	/** {@code SMEMBERS key}. */
+	record SetMembers(byte[] key) implements Command {
+
+	}
+
+	/** A script by SHA; the script of one queue is {@link #of} its keys. */
+	record ScriptCall(RedisScript<?> script, List<byte[]> keys, List<byte[]> args) implements Command {
+
+		static ScriptCall of(RedisScript<?> script, QueueKeys k, List<byte[]> args) {
+			return new ScriptCall(script, k.scriptKeys(), queueArgs(k, args));
+		}
+
+	}
+
+}

@@ -1,0 +1,484 @@
+package io.github.redisqueue.core;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The contract between the Lua scripts and Java in one place: how script arguments are encoded,
+ * and one decoder per script reply. Each position constant names the part of the script's
+ * {@code Returns:} header it reads (scripts under {@code io/github/redisqueue/scripts/}).
+ */
+final class ScriptReplies {
+
+	static final byte[] EMPTY = new byte[0];
+
+	/** {@code enqueue.lua}: "Returns id, created flag [...] per job": the job id. */
+	static final int ENQUEUE_ID = 0;
+
+	/** {@code enqueue.lua}: "created flag (1 new, 0 refused as duplicate: id is the existing job's)". */
+	static final int ENQUEUE_CREATED = 1;
+
+	/** {@code enqueue.lua}: two values per job. */
+	static final int ENQUEUE_STRIDE = 2;
+
+	/** {@code reserve.lua}: "next due time of a delayed job (-1 none)". */
+	static final int RESERVE_NEXT_DUE = 0;
+
+	/** {@code reserve.lua}: "reclaimed". */
+	static final int RESERVE_RECLAIMED = 1;
+
+	/** {@code reserve.lua}: "expired". */
+	static final int RESERVE_EXPIRED = 2;
+
+	/** {@code reserve.lua}: "count" of the jobs that follow. */
+	static final int RESERVE_COUNT = 3;
+
+	/** {@code reserve.lua}: "acknowledgements refused as stale". */
+	static final int RESERVE_REFUSED = 4;
+
+	/** {@code reserve.lua}: "acknowledgements of jobs that no longer exist". */
+	static final int RESERVE_MISSING = 5;
+
+	/** {@code reserve.lua}: "server time (ms)". */
+	static final int RESERVE_SERVER_TIME = 6;
+
+	/** {@code reserve.lua}: "then per job: [...]", from here on. */
+	static final int RESERVE_FIRST_JOB = 7;
+
+	/** {@code reserve.lua}, per job: "id". */
+	static final int JOB_ID = 0;
+
+	/** {@code reserve.lua}, per job: "payload". */
+	static final int JOB_PAYLOAD = 1;
+
+	/** {@code reserve.lua}, per job: "headers". */
+	static final int JOB_HEADERS = 2;
+
+	/** {@code reserve.lua}, per job: "attempt". */
+	static final int JOB_ATTEMPT = 3;
+
+	/** {@code reserve.lua}, per job: "max attempts". */
+	static final int JOB_MAX_ATTEMPTS = 4;
+
+	/** {@code reserve.lua}, per job: "token". */
+	static final int JOB_TOKEN = 5;
+
+	/** {@code reserve.lua}, per job: "lease deadline". */
+	static final int JOB_LEASE_UNTIL = 6;
+
+	/** {@code reserve.lua}, per job: "enqueued at". */
+	static final int JOB_ENQUEUED_AT = 7;
+
+	/** {@code reserve.lua}, per job: "priority". */
+	static final int JOB_PRIORITY = 8;
+
+	/** {@code reserve.lua}, per job: "ms it waited ready (by the server clock)". */
+	static final int JOB_WAITED = 9;
+
+	/** {@code reserve.lua}: ten values per job. */
+	static final int JOB_STRIDE = 10;
+
+	/** {@code inspect.lua}: "Returns ready". */
+	static final int INSPECT_READY = 0;
+
+	/** {@code inspect.lua}: "delayed". */
+	static final int INSPECT_DELAYED = 1;
+
+	/** {@code inspect.lua}: "in flight". */
+	static final int INSPECT_IN_FLIGHT = 2;
+
+	/** {@code inspect.lua}: "dead". */
+	static final int INSPECT_DEAD = 3;
+
+	/** {@code inspect.lua}: "completed". */
+	static final int INSPECT_COMPLETED = 4;
+
+	/** {@code inspect.lua}: "paused (1/0)". */
+	static final int INSPECT_PAUSED = 5;
+
+	/** {@code inspect.lua}: "counters (flat hash)"; fields starting with {@code ~} are internal. */
+	static final int INSPECT_COUNTERS = 6;
+
+	/** {@code inspect.lua}: "age in ms of the job at the head of the queue [...] -1 when none is ready". */
+	static final int INSPECT_HEAD_AGE = 7;
+
+	/** {@code inspect.lua}: "completions of about the last minute". */
+	static final int INSPECT_RECENT_COMPLETIONS = 8;
+
+	/** {@code inspect.lua}: "and the ms they cover". */
+	static final int INSPECT_RECENT_SPAN = 9;
+
+	/** {@code inspect.lua}: "then per dead job: [...]", from here on. */
+	static final int INSPECT_FIRST_DEAD = 10;
+
+	/** {@code inspect.lua}, per dead job: "id". */
+	static final int DEAD_ID = 0;
+
+	/** {@code inspect.lua}, per dead job: "payload". */
+	static final int DEAD_PAYLOAD = 1;
+
+	/** {@code inspect.lua}, per dead job: "headers". */
+	static final int DEAD_HEADERS = 2;
+
+	/** {@code inspect.lua}, per dead job: "attempts". */
+	static final int DEAD_ATTEMPTS = 3;
+
+	/** {@code inspect.lua}, per dead job: "error". */
+	static final int DEAD_ERROR = 4;
+
+	/** {@code inspect.lua}, per dead job: "time of death". */
+	static final int DEAD_DIED_AT = 5;
+
+	/** {@code inspect.lua}: six values per dead job. */
+	static final int DEAD_STRIDE = 6;
+
+	/** {@code dead.lua}: "Returns the number of jobs retried or purged". */
+	static final int DEAD_OP_TOUCHED = 0;
+
+	/** {@code dead.lua}: "the number refused". */
+	static final int DEAD_OP_REFUSED = 1;
+
+	/** {@code dead.lua}: "and the server time". */
+	static final int DEAD_OP_SERVER_TIME = 2;
+
+	/** {@code reap.lua}: "Returns reclaimed". */
+	static final int REAP_RECLAIMED = 0;
+
+	/** {@code reap.lua}: "promoted". */
+	static final int REAP_PROMOTED = 1;
+
+	/** {@code reap.lua}: "expired". */
+	static final int REAP_EXPIRED = 2;
+
+	/** {@code reap.lua}: "purged completed". */
+	static final int REAP_PURGED_COMPLETED = 3;
+
+	/** {@code reap.lua}: "purged dead". */
+	static final int REAP_PURGED_DEAD = 4;
+
+	/** {@code reap.lua}: "taken from silent workers". */
+	static final int REAP_ABANDONED = 5;
+
+	/** {@code release.lua}: "in worker mode the count taken back". */
+	static final int RELEASE_WORKER_TAKEN = 0;
+
+	/** {@code release.lua}: "and the cursor of the next call (0 when done)". */
+	static final int RELEASE_WORKER_CURSOR = 1;
+
+	/** {@code workers.lua}: "Returns per worker: id". */
+	static final int WORKER_ID = 0;
+
+	/** {@code workers.lua}: "then its hash as a flat list". */
+	static final int WORKER_FIELDS = 1;
+
+	/** {@code workers.lua}: two values per worker. */
+	static final int WORKER_STRIDE = 2;
+
+	/** {@code complete.lua}, {@code release.lua}, {@code extend.lua}, {@code fail.lua}: "-1 no such job". */
+	static final long CODE_NO_SUCH_JOB = -1;
+
+	/** {@code complete.lua}, {@code release.lua}, {@code extend.lua}, {@code fail.lua}: "0 stale token". */
+	static final long CODE_STALE_TOKEN = 0;
+
+	/** {@code complete.lua}: "1 acknowledged" (2, "already completed under that token", is also done). */
+	static final long COMPLETE_ACKNOWLEDGED = 1;
+
+	/** {@code fail.lua}: "1 retry scheduled". */
+	static final long FAIL_RETRY_SCHEDULED = 1;
+
+	/** {@code fail.lua}: "2 dead-lettered". */
+	static final long FAIL_DEAD_LETTERED = 2;
+
+	private ScriptReplies() {
+	}
+
+	/** A number as the decimal ASCII text a script reads with {@code tonumber}. */
+	static byte[] encodeNumber(long value) {
+		return encodeAscii(Long.toString(value));
+	}
+
+	static byte[] encodeAscii(String value) {
+		return value.getBytes(StandardCharsets.US_ASCII);
+	}
+
+	static byte[] encodeUtf8(String value) {
+		return value.getBytes(StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * The nine values {@code enqueue.lua} takes per job after payload and headers: "priority,
+	 * delay ms, run-at ms (0 = none), uniqueness key ('' = none), uniqueness window ms after
+	 * completion, expire-after ms (0 = none), max attempts, idempotency key ('' = none),
+	 * idempotency window ms".
+	 */
+	static byte[][] jobOptionArgs(JobOptions options, int defaultMaxAttempts) {
+		int maxAttempts = (options.getMaxAttempts() != null) ? options.getMaxAttempts() : defaultMaxAttempts;
+		return new byte[][] { encodeNumber(options.getPriority()), encodeNumber(millis(options.getDelay())),
+				encodeNumber((options.getRunAt() != null) ? options.getRunAt().toEpochMilli() : 0),
+				(options.getUniqueKey() != null) ? encodeUtf8(options.getUniqueKey()) : EMPTY,
+				encodeNumber(options.getUniqueFor().toMillis()), encodeNumber(millis(options.getExpireAfter())),
+				encodeNumber(maxAttempts),
+				(options.getIdempotencyKey() != null) ? encodeUtf8(options.getIdempotencyKey()) : EMPTY,
+				encodeNumber(options.getIdempotencyWindow().toMillis()) };
+	}
+
+	/** One leading argument, then "pairs of id and token" ({@code complete}, {@code extend}, {@code release}). */
+	static List<byte[]> refArgs(byte[] first, Collection<JobRef> jobs) {
+		List<byte[]> args = new ArrayList<>(1 + jobs.size() * 2);
+		args.add(first);
+		addRefs(args, jobs);
+		return args;
+	}
+
+	static void addRefs(List<byte[]> args, Collection<JobRef> jobs) {
+		for (JobRef job : jobs) {
+			args.add(encodeUtf8(job.id()));
+			args.add(encodeNumber(job.token()));
+		}
+	}
+
+	private static long millis(@Nullable Duration duration) {
+		return (duration != null) ? duration.toMillis() : 0;
+	}
+
+	static List<EnqueueResult> enqueueResults(List<?> reply) {
+		List<EnqueueResult> results = new ArrayList<>(reply.size() / ENQUEUE_STRIDE);
+		for (int at = 0; at + ENQUEUE_STRIDE <= reply.size(); at += ENQUEUE_STRIDE) {
+			results.add(new EnqueueResult(text(reply.get(at + ENQUEUE_ID)), asLong(reply.get(at + ENQUEUE_CREATED)) == 0));
+		}
+		return results;
+	}
+
+	/** The reservation, and how long each of its jobs waited ready, in the same order. */
+	static ReserveReply reservation(String queue, List<?> reply, Function<byte[], Map<String, String>> headers) {
+		long nextDue = asLong(reply.get(RESERVE_NEXT_DUE));
+		int count = (int) asLong(reply.get(RESERVE_COUNT));
+		List<ReservedJob> jobs = new ArrayList<>(count);
+		List<Duration> waits = new ArrayList<>(count);
+		for (int i = 0, at = RESERVE_FIRST_JOB; i < count; i++, at += JOB_STRIDE) {
+			jobs.add(new ReservedJob(queue, text(reply.get(at + JOB_ID)), (byte[]) reply.get(at + JOB_PAYLOAD),
+					headers.apply(bytes(reply.get(at + JOB_HEADERS))), (int) asLong(reply.get(at + JOB_ATTEMPT)),
+					(int) asLong(reply.get(at + JOB_MAX_ATTEMPTS)), asLong(reply.get(at + JOB_TOKEN)),
+					instant(reply.get(at + JOB_LEASE_UNTIL)), instant(reply.get(at + JOB_ENQUEUED_AT)),
+					(int) asLong(reply.get(at + JOB_PRIORITY))));
+			waits.add(Duration.ofMillis(asLong(reply.get(at + JOB_WAITED))));
+		}
+		Reservation reservation = new Reservation(jobs, (nextDue >= 0) ? Instant.ofEpochMilli(nextDue) : null,
+				(int) asLong(reply.get(RESERVE_RECLAIMED)), (int) asLong(reply.get(RESERVE_EXPIRED)),
+				(int) asLong(reply.get(RESERVE_REFUSED)), (int) asLong(reply.get(RESERVE_MISSING)),
+				instant(reply.get(RESERVE_SERVER_TIME)));
+		return new ReserveReply(reservation, waits);
+	}
+
+	static QueueCounts counts(String queue, List<?> reply) {
+		long headAge = asLong(reply.get(INSPECT_HEAD_AGE));
+		return new QueueCounts(queue, asLong(reply.get(INSPECT_READY)), asLong(reply.get(INSPECT_DELAYED)),
+				asLong(reply.get(INSPECT_IN_FLIGHT)), asLong(reply.get(INSPECT_DEAD)),
+				asLong(reply.get(INSPECT_COMPLETED)), asLong(reply.get(INSPECT_PAUSED)) == 1,
+				totals((List<?>) reply.get(INSPECT_COUNTERS)), (headAge >= 0) ? Duration.ofMillis(headAge) : null,
+				asLong(reply.get(INSPECT_RECENT_COMPLETIONS)) * 1000.0
+						/ Math.max(1, asLong(reply.get(INSPECT_RECENT_SPAN))));
+	}
+
+	/** The counters of a flat hash; a value that is not a number is left out. */
+	static Map<String, Long> totals(List<?> flat) {
+		Map<String, Long> totals = new HashMap<>();
+		for (int i = 0; i + 1 < flat.size(); i += 2) {
+			String name = text(flat.get(i));
+			Long value = parseLong(text(flat.get(i + 1)));
+			if (!name.startsWith("~") && value != null) {
+				totals.put(name, value);
+			}
+		}
+		return Collections.unmodifiableMap(totals);
+	}
+
+	static List<DeadJob> deadLetters(List<?> reply, Function<byte[], Map<String, String>> headers) {
+		List<DeadJob> jobs = new ArrayList<>();
+		for (int at = INSPECT_FIRST_DEAD; at + DEAD_STRIDE <= reply.size(); at += DEAD_STRIDE) {
+			jobs.add(new DeadJob(text(reply.get(at + DEAD_ID)), (byte[]) reply.get(at + DEAD_PAYLOAD),
+					headers.apply(bytes(reply.get(at + DEAD_HEADERS))), (int) asLong(reply.get(at + DEAD_ATTEMPTS)),
+					text(reply.get(at + DEAD_ERROR)), instant(reply.get(at + DEAD_DIED_AT))));
+		}
+		return jobs;
+	}
+
+	/**
+	 * A job from its hash ({@code HGETALL}); empty when the hash is gone. A field that is missing
+	 * or not a number reads as absent (or 0), so a damaged hash still shows.
+	 */
+	static Optional<JobInfo> job(String queue, String id, @Nullable Map<byte[], byte[]> hash,
+			Function<byte[], Map<String, String>> headers) {
+		if (hash == null || hash.isEmpty()) {
+			return Optional.empty();
+		}
+		Map<String, byte[]> f = new HashMap<>();
+		hash.forEach((field, value) -> f.put(new String(field, StandardCharsets.UTF_8), value));
+		return Optional.of(new JobInfo(queue, id, jobState(textField(f, "state")), f.getOrDefault("payload", EMPTY),
+				headers.apply(f.getOrDefault("headers", EMPTY)), (int) longField(f, "priority"),
+				(int) longField(f, "attempts"), (int) longField(f, "maxAttempts"),
+				Instant.ofEpochMilli(longField(f, "enqueuedAt")), instantField(f, "dueAt"), instantField(f, "expireAt"),
+				instantField(f, "leaseUntil"), emptyToNull(textField(f, "worker")),
+				emptyToNull(textField(f, "error")), instantField(f, "finishedAt")));
+	}
+
+	static JobState jobState(String value) {
+		return switch (value) {
+			case "ready" -> JobState.READY;
+			case "delayed" -> JobState.DELAYED;
+			case "active" -> JobState.ACTIVE;
+			case "completed" -> JobState.COMPLETED;
+			case "dead" -> JobState.DEAD;
+			default -> JobState.UNKNOWN;
+		};
+	}
+
+	static List<WorkerInfo> workers(@Nullable List<?> reply) {
+		List<WorkerInfo> workers = new ArrayList<>();
+		for (int at = 0; reply != null && at + WORKER_STRIDE <= reply.size(); at += WORKER_STRIDE) {
+			Map<String, byte[]> f = new HashMap<>();
+			List<?> flat = (List<?>) reply.get(at + WORKER_FIELDS);
+			for (int j = 0; j + 1 < flat.size(); j += 2) {
+				f.put(text(flat.get(j)), (byte[]) flat.get(j + 1));
+			}
+			String queues = textField(f, "queues");
+			workers.add(new WorkerInfo(text(reply.get(at + WORKER_ID)), textField(f, "host"),
+					queues.isEmpty() ? List.of() : List.of(queues.split(",")), (int) longField(f, "runningJobs"),
+					instantField(f, "startedAt"), instantField(f, "lastSeen")));
+		}
+		return workers;
+	}
+
+	/** {@code silent.lua} lists the ids of the silent workers. */
+	static List<String> silentWorkerIds(@Nullable List<?> reply) {
+		List<String> ids = new ArrayList<>();
+		if (reply != null) {
+			reply.forEach((id) -> ids.add(text(id)));
+		}
+		return ids;
+	}
+
+	static ReapResult reapResult(List<?> reply) {
+		return new ReapResult(asLong(reply.get(REAP_RECLAIMED)), asLong(reply.get(REAP_PROMOTED)),
+				asLong(reply.get(REAP_EXPIRED)), asLong(reply.get(REAP_PURGED_COMPLETED)),
+				asLong(reply.get(REAP_PURGED_DEAD)), asLong(reply.get(REAP_ABANDONED)));
+	}
+
+	static DeadOpReply deadOp(List<?> reply) {
+		return new DeadOpReply(asLong(reply.get(DEAD_OP_TOUCHED)), asLong(reply.get(DEAD_OP_REFUSED)),
+				asLong(reply.get(DEAD_OP_SERVER_TIME)));
+	}
+
+	static WorkerReleaseReply workerRelease(List<?> reply) {
+		return new WorkerReleaseReply(asLong(reply.get(RELEASE_WORKER_TAKEN)), asLong(reply.get(RELEASE_WORKER_CURSOR)));
+	}
+
+	/** Per pair of {@code complete.lua} and {@code release.lua}: done, stale token, or no such job. */
+	static List<AckResult> ackResults(List<?> reply) {
+		List<AckResult> results = new ArrayList<>(reply.size());
+		reply.forEach((code) -> results.add(ackResult(asLong(code))));
+		return results;
+	}
+
+	static AckResult ackResult(long code) {
+		return (code > CODE_STALE_TOKEN) ? AckResult.OK
+				: (code == CODE_STALE_TOKEN) ? AckResult.STALE_TOKEN : AckResult.NOT_FOUND;
+	}
+
+	/** How many pairs of {@code complete.lua} were acknowledged now (not before). */
+	static long acknowledged(List<?> reply) {
+		return reply.stream().filter((code) -> asLong(code) == COMPLETE_ACKNOWLEDGED).count();
+	}
+
+	/** Per pair of {@code extend.lua}: "the new deadline, 0 stale token, -1 no such job". */
+	static List<ExtendResult> extendResults(List<?> reply) {
+		List<ExtendResult> results = new ArrayList<>(reply.size());
+		for (Object value : reply) {
+			long code = asLong(value);
+			results.add((code > CODE_STALE_TOKEN) ? new ExtendResult(AckResult.OK, Instant.ofEpochMilli(code))
+					: new ExtendResult(ackResult(code), null));
+		}
+		return results;
+	}
+
+	/** {@code fail.lua}: "Returns 1 retry scheduled, 2 dead-lettered, 0 stale token, -1 no such job". */
+	static FailResult failResult(List<?> reply) {
+		long code = asLong(reply.get(0));
+		if (code == FAIL_RETRY_SCHEDULED) {
+			return FailResult.RETRY_SCHEDULED;
+		}
+		if (code == FAIL_DEAD_LETTERED) {
+			return FailResult.DEAD_LETTERED;
+		}
+		return (code == CODE_STALE_TOKEN) ? FailResult.STALE_TOKEN : FailResult.NOT_FOUND;
+	}
+
+	static long asLong(Object value) {
+		return (value instanceof Long number) ? number : Long.parseLong(text(value));
+	}
+
+	static String text(Object value) {
+		return (value instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(value);
+	}
+
+	private static byte[] bytes(@Nullable Object value) {
+		return (value instanceof byte[] b) ? b : EMPTY;
+	}
+
+	private static Instant instant(Object value) {
+		return Instant.ofEpochMilli(asLong(value));
+	}
+
+	private static String textField(Map<String, byte[]> fields, String name) {
+		byte[] value = fields.get(name);
+		return (value != null) ? new String(value, StandardCharsets.UTF_8) : "";
+	}
+
+	/** A numeric field of a job or worker hash; 0 when it is missing or not a number (damaged by hand). */
+	private static long longField(Map<String, byte[]> fields, String name) {
+		Long value = parseLong(textField(fields, name));
+		return (value != null) ? value : 0;
+	}
+
+	private static @Nullable Instant instantField(Map<String, byte[]> fields, String name) {
+		long value = longField(fields, name);
+		return (value > 0) ? Instant.ofEpochMilli(value) : null;
+	}
+
+	private static @Nullable Long parseLong(String value) {
+		try {
+			return value.isEmpty() ? null : Long.parseLong(value);
+		}
+		catch (NumberFormatException ex) {
+			return null;
+		}
+	}
+
+	private static @Nullable String emptyToNull(String value) {
+		return value.isEmpty() ? null : value;
+	}
+
+	/** A decoded {@code reserve.lua} reply: the reservation, and each job's wait in the same order. */
+	record ReserveReply(Reservation reservation, List<Duration> waits) {
+	}
+
+	/** A decoded {@code dead.lua} reply. */
+	record DeadOpReply(long touched, long refused, long serverTime) {
+	}
+
+	/** A decoded {@code release.lua} reply in worker mode. */
+	record WorkerReleaseReply(long taken, long cursor) {
+	}
+
+}

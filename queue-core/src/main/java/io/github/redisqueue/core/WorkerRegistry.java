@@ -1,0 +1,79 @@
+package io.github.redisqueue.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Function;
+
+import static io.github.redisqueue.core.ScriptReplies.encodeAscii;
+import static io.github.redisqueue.core.ScriptReplies.encodeNumber;
+import static io.github.redisqueue.core.ScriptReplies.encodeUtf8;
+
+/**
+ * The registry of workers: their heartbeats, clean leaves and the lists of live and silent
+ * workers, kept under keys of one hash tag outside every queue ({@link QueueKeys#workersKey}).
+ * Each queue also keeps its own record of its live consumers, which its reaper pass reads.
+ */
+final class WorkerRegistry {
+
+	private final QueueScriptExecutor executor;
+
+	private final Function<String, QueueKeys> keys;
+
+	private final byte[] workersKey;
+
+	private final byte[] silentKey;
+
+	private final String prefix;
+
+	WorkerRegistry(QueueScriptExecutor executor, String prefix, Function<String, QueueKeys> keys) {
+		this.executor = executor;
+		this.keys = keys;
+		this.prefix = prefix;
+		this.workersKey = encodeUtf8(QueueKeys.workersKey(prefix));
+		this.silentKey = encodeUtf8(QueueKeys.silentWorkersKey(prefix));
+	}
+
+	void heartbeat(WorkerInfo worker, Duration timeToLive) {
+		List<byte[]> args = List.of(encodeUtf8(worker.id()), encodeNumber(timeToLive.toMillis()), encodeAscii("host"),
+				encodeUtf8(worker.host()), encodeAscii("queues"), encodeUtf8(String.join(",", worker.queues())),
+				encodeAscii("runningJobs"), encodeNumber(worker.runningJobs()), encodeAscii("startedAt"),
+				encodeNumber((worker.startedAt() != null) ? worker.startedAt().toEpochMilli() : 0));
+		Long now = this.executor.runForNumber(this.executor.scripts().heartbeat(), heartbeatKeys(worker), args);
+		double deadline = ((now != null) ? now : System.currentTimeMillis()) + timeToLive.toMillis();
+		byte[] id = encodeUtf8(worker.id());
+		for (String queue : worker.queues()) {
+			this.executor.redis().opsForZSet().add(this.keys.apply(queue).live(), id, deadline);
+		}
+	}
+
+	void leave(WorkerInfo worker) {
+		byte[] id = encodeUtf8(worker.id());
+		for (String queue : worker.queues()) {
+			this.executor.redis().opsForZSet().remove(this.keys.apply(queue).live(), (Object) id);
+		}
+		// a time to live of 0 deletes the worker's entry
+		this.executor.runForNumber(this.executor.scripts().heartbeat(), heartbeatKeys(worker),
+				List.of(id, encodeNumber(0)));
+	}
+
+	List<String> silentWorkers() {
+		return ScriptReplies.silentWorkerIds(this.executor.runForList(this.executor.scripts().silent(),
+				List.of(this.workersKey, this.silentKey), List.of(encodeAscii("list"))));
+	}
+
+	List<WorkerInfo> workers() {
+		QueueScriptExecutor.ScriptCall call = workersCall();
+		return ScriptReplies.workers(this.executor.runForList(call.script(), call.keys(), call.args()));
+	}
+
+	/** The {@code workers.lua} call, for a pipeline of its own. */
+	QueueScriptExecutor.ScriptCall workersCall() {
+		return new QueueScriptExecutor.ScriptCall(this.executor.scripts().workers(), List.of(this.workersKey),
+				List.of(encodeUtf8(QueueKeys.workerKeyPrefix(this.prefix))));
+	}
+
+	private List<byte[]> heartbeatKeys(WorkerInfo worker) {
+		return List.of(this.workersKey, encodeUtf8(QueueKeys.workerKey(this.prefix, worker.id())), this.silentKey);
+	}
+
+}

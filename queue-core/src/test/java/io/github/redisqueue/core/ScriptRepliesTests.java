@@ -1,0 +1,319 @@
+package io.github.redisqueue.core;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Decoding of the scripts' replies and encoding of their arguments, on replies shaped as Redis
+ * hands them to Java: Lua numbers as {@code Long}, strings as {@code byte[]}, tables as lists.
+ * No Redis is involved.
+ */
+class ScriptRepliesTests {
+
+	/** Headers "decoded" as one entry holding the raw text, so the test sees what was passed. */
+	private static final Function<byte[], Map<String, String>> RAW_HEADERS = (raw) -> Map.of("raw", text(raw));
+
+	@Test
+	void enqueueRepliesPairIdsWithTheirCreatedFlag() {
+		assertThat(ScriptReplies.enqueueResults(List.of(bytes("7"), 1L, bytes("3"), 0L)))
+			.containsExactly(new EnqueueResult("7", false), new EnqueueResult("3", true));
+		assertThat(ScriptReplies.enqueueResults(List.of())).isEmpty();
+	}
+
+	@Test
+	void reserveReplyCarriesTheHeaderAndTenValuesPerJob() {
+		List<Object> reply = new ArrayList<>(List.of(5_000L, 2L, 1L, 2L, 3L, 4L, 1_000L));
+		reply.addAll(job("11", "{\"a\":1}", "h1", 1, 3, 7, 61_000, 900, 5, 250));
+		reply.addAll(job("12", "\"b\"", "", 2, 5, 8, 62_000, 950, -3, 0));
+
+		ScriptReplies.ReserveReply decoded = ScriptReplies.reservation("mail", reply, RAW_HEADERS);
+
+		Reservation reservation = decoded.reservation();
+		assertThat(reservation.nextDue()).isEqualTo(Instant.ofEpochMilli(5_000));
+		assertThat(reservation.reclaimed()).isEqualTo(2);
+		assertThat(reservation.expired()).isEqualTo(1);
+		assertThat(reservation.refusedCompletions()).isEqualTo(3);
+		assertThat(reservation.missingCompletions()).isEqualTo(4);
+		assertThat(reservation.serverTime()).isEqualTo(Instant.ofEpochMilli(1_000));
+		assertThat(reservation.jobs()).hasSize(2);
+		ReservedJob first = reservation.jobs().get(0);
+		assertThat(first.queue()).isEqualTo("mail");
+		assertThat(first.id()).isEqualTo("11");
+		assertThat(first.payloadAsString()).isEqualTo("{\"a\":1}");
+		assertThat(first.headers()).containsEntry("raw", "h1");
+		assertThat(first.attempt()).isEqualTo(1);
+		assertThat(first.maxAttempts()).isEqualTo(3);
+		assertThat(first.token()).isEqualTo(7);
+		assertThat(first.leaseUntil()).isEqualTo(Instant.ofEpochMilli(61_000));
+		assertThat(first.enqueuedAt()).isEqualTo(Instant.ofEpochMilli(900));
+		assertThat(first.priority()).isEqualTo(5);
+		ReservedJob second = reservation.jobs().get(1);
+		assertThat(second.id()).isEqualTo("12");
+		assertThat(second.headers()).containsEntry("raw", "");
+		assertThat(second.priority()).isEqualTo(-3);
+		assertThat(decoded.waits()).containsExactly(Duration.ofMillis(250), Duration.ZERO);
+	}
+
+	@Test
+	void reserveReplyWithoutJobsOrDelayedJobs() {
+		ScriptReplies.ReserveReply decoded = ScriptReplies.reservation("mail",
+				List.of(-1L, 0L, 0L, 0L, 0L, 0L, 1_000L), RAW_HEADERS);
+
+		assertThat(decoded.reservation().jobs()).isEmpty();
+		assertThat(decoded.reservation().nextDue()).isNull();
+		assertThat(decoded.waits()).isEmpty();
+	}
+
+	@Test
+	void inspectReplyGivesCountsTotalsHeadAgeAndThroughput() {
+		List<Object> counters = List.of(bytes("enqueued"), bytes("12"), bytes("~b3"), bytes("170000"), bytes("dead"),
+				bytes("1"));
+		QueueCounts counts = ScriptReplies.counts("mail",
+				List.of(4L, 3L, 2L, 1L, 9L, 1L, counters, 1_500L, 30L, 60_000L));
+
+		assertThat(counts.queue()).isEqualTo("mail");
+		assertThat(counts.ready()).isEqualTo(4);
+		assertThat(counts.delayed()).isEqualTo(3);
+		assertThat(counts.inFlight()).isEqualTo(2);
+		assertThat(counts.dead()).isEqualTo(1);
+		assertThat(counts.completed()).isEqualTo(9);
+		assertThat(counts.paused()).isTrue();
+		assertThat(counts.totals()).containsOnly(Map.entry("enqueued", 12L), Map.entry("dead", 1L));
+		assertThat(counts.headAge()).isEqualTo(Duration.ofMillis(1_500));
+		assertThat(counts.throughput()).isEqualTo(0.5);
+	}
+
+	@Test
+	void inspectReplyOfAnIdleQueue() {
+		QueueCounts counts = ScriptReplies.counts("idle", List.of(0L, 0L, 0L, 0L, 0L, 0L, List.of(), -1L, 0L, 0L));
+
+		assertThat(counts.paused()).isFalse();
+		assertThat(counts.headAge()).as("no job is ready").isNull();
+		assertThat(counts.totals()).isEmpty();
+		assertThat(counts.throughput()).isZero();
+	}
+
+	@Test
+	void countersThatAreNotNumbersAreLeftOut() {
+		assertThat(ScriptReplies.totals(List.of(bytes("completed"), bytes("many"), bytes("failed"), bytes("2"),
+				bytes("dangling")))).containsOnly(Map.entry("failed", 2L));
+	}
+
+	@Test
+	void deadLetterPageFollowsTheCountsWithSixValuesPerJob() {
+		List<Object> reply = new ArrayList<>(idleCounts());
+		reply.addAll(List.of(bytes("9"), bytes("\"x\""), bytes("h9"), 3L, bytes("boom"), 70_000L));
+		reply.addAll(List.of(bytes("4"), bytes(""), bytes(""), 0L, bytes(""), 60_000L));
+
+		List<DeadJob> page = ScriptReplies.deadLetters(reply, RAW_HEADERS);
+
+		assertThat(page).hasSize(2);
+		DeadJob newest = page.get(0);
+		assertThat(newest.id()).isEqualTo("9");
+		assertThat(newest.payloadAsString()).isEqualTo("\"x\"");
+		assertThat(newest.headers()).containsEntry("raw", "h9");
+		assertThat(newest.attempts()).isEqualTo(3);
+		assertThat(newest.error()).isEqualTo("boom");
+		assertThat(newest.diedAt()).isEqualTo(Instant.ofEpochMilli(70_000));
+		// a job whose hash lost its fields: the script answers empty strings and 0
+		DeadJob damaged = page.get(1);
+		assertThat(damaged.payload()).isEmpty();
+		assertThat(damaged.error()).isEmpty();
+		assertThat(damaged.attempts()).isZero();
+	}
+
+	@Test
+	void emptyDeadLetterPage() {
+		assertThat(ScriptReplies.deadLetters(idleCounts(), RAW_HEADERS)).isEmpty();
+	}
+
+	@Test
+	void jobHashWithEveryField() {
+		Map<byte[], byte[]> hash = hash("state", "active", "payload", "\"p\"", "headers", "h", "priority", "-5",
+				"attempts", "2", "maxAttempts", "4", "enqueuedAt", "1000", "dueAt", "0", "expireAt", "9000",
+				"leaseUntil", "5000", "worker", "pod-1#c", "error", "boom", "finishedAt", "0");
+
+		JobInfo job = ScriptReplies.job("mail", "3", hash, RAW_HEADERS).orElseThrow();
+
+		assertThat(job.queue()).isEqualTo("mail");
+		assertThat(job.id()).isEqualTo("3");
+		assertThat(job.state()).isEqualTo(JobState.ACTIVE);
+		assertThat(job.payloadAsString()).isEqualTo("\"p\"");
+		assertThat(job.headers()).containsEntry("raw", "h");
+		assertThat(job.priority()).isEqualTo(-5);
+		assertThat(job.attempts()).isEqualTo(2);
+		assertThat(job.maxAttempts()).isEqualTo(4);
+		assertThat(job.enqueuedAt()).isEqualTo(Instant.ofEpochMilli(1000));
+		assertThat(job.dueAt()).as("0 means none").isNull();
+		assertThat(job.expireAt()).isEqualTo(Instant.ofEpochMilli(9000));
+		assertThat(job.leaseUntil()).isEqualTo(Instant.ofEpochMilli(5000));
+		assertThat(job.worker()).isEqualTo("pod-1#c");
+		assertThat(job.lastError()).isEqualTo("boom");
+		assertThat(job.finishedAt()).isNull();
+	}
+
+	@Test
+	void missingJob() {
+		assertThat(ScriptReplies.job("mail", "3", null, RAW_HEADERS)).isEmpty();
+		assertThat(ScriptReplies.job("mail", "3", Map.of(), RAW_HEADERS)).isEmpty();
+	}
+
+	@Test
+	void damagedJobHashStillShows() {
+		JobInfo job = ScriptReplies.job("mail", "3", hash("state", "weird", "attempts", "many", "worker", ""),
+				RAW_HEADERS).orElseThrow();
+
+		assertThat(job.state()).isEqualTo(JobState.UNKNOWN);
+		assertThat(job.attempts()).isZero();
+		assertThat(job.payload()).isEmpty();
+		assertThat(job.headers()).containsEntry("raw", "");
+		assertThat(job.enqueuedAt()).isEqualTo(Instant.EPOCH);
+		assertThat(job.worker()).isNull();
+		assertThat(job.lastError()).isNull();
+		assertThat(job.leaseUntil()).isNull();
+	}
+
+	@Test
+	void everyJobStateIsKnown() {
+		assertThat(List.of("ready", "delayed", "active", "completed", "dead", "")).map(ScriptReplies::jobState)
+			.containsExactly(JobState.READY, JobState.DELAYED, JobState.ACTIVE, JobState.COMPLETED, JobState.DEAD,
+					JobState.UNKNOWN);
+	}
+
+	@Test
+	void workersReplyPairsIdsWithTheirHashes() {
+		List<Object> reply = List.of(bytes("pod-1"),
+				List.of(bytes("host"), bytes("h1"), bytes("queues"), bytes("mail,sms"), bytes("runningJobs"), bytes("3"),
+						bytes("startedAt"), bytes("100"), bytes("lastSeen"), bytes("200")),
+				bytes("pod-2"), List.of(bytes("host"), bytes("h2"), bytes("queues"), bytes("")));
+
+		List<WorkerInfo> workers = ScriptReplies.workers(reply);
+
+		assertThat(workers).containsExactly(
+				new WorkerInfo("pod-1", "h1", List.of("mail", "sms"), 3, Instant.ofEpochMilli(100),
+						Instant.ofEpochMilli(200)),
+				new WorkerInfo("pod-2", "h2", List.of(), 0, null, null));
+		assertThat(ScriptReplies.workers(List.of())).isEmpty();
+		assertThat(ScriptReplies.workers(null)).isEmpty();
+	}
+
+	@Test
+	void silentWorkersReplyIsTheirIds() {
+		assertThat(ScriptReplies.silentWorkerIds(List.of(bytes("pod-1"), bytes("pod-2")))).containsExactly("pod-1",
+				"pod-2");
+		assertThat(ScriptReplies.silentWorkerIds(null)).isEmpty();
+	}
+
+	@Test
+	void reapReplyInTheOrderOfTheResult() {
+		assertThat(ScriptReplies.reapResult(List.of(1L, 2L, 3L, 4L, 5L, 6L)))
+			.isEqualTo(new ReapResult(1, 2, 3, 4, 5, 6));
+	}
+
+	@Test
+	void deadLetterActionAndWorkerReleaseReplies() {
+		assertThat(ScriptReplies.deadOp(List.of(3L, 1L, 9_000L)))
+			.isEqualTo(new ScriptReplies.DeadOpReply(3, 1, 9_000));
+		assertThat(ScriptReplies.workerRelease(List.of(2L, 1_000L)))
+			.isEqualTo(new ScriptReplies.WorkerReleaseReply(2, 1_000));
+	}
+
+	@Test
+	void acknowledgementCodes() {
+		List<Object> reply = List.of(1L, 2L, 0L, -1L, 7L, -9L);
+
+		assertThat(ScriptReplies.ackResults(reply)).containsExactly(AckResult.OK, AckResult.OK,
+				AckResult.STALE_TOKEN, AckResult.NOT_FOUND, AckResult.OK, AckResult.NOT_FOUND);
+		assertThat(ScriptReplies.acknowledged(reply)).as("only code 1 was done by this call").isEqualTo(1);
+	}
+
+	@Test
+	void extendCodesAreTheNewDeadlineOrAFailure() {
+		assertThat(ScriptReplies.extendResults(List.of(90_000L, 0L, -1L))).containsExactly(
+				new ExtendResult(AckResult.OK, Instant.ofEpochMilli(90_000)), new ExtendResult(AckResult.STALE_TOKEN, null),
+				new ExtendResult(AckResult.NOT_FOUND, null));
+	}
+
+	@Test
+	void failCodes() {
+		assertThat(List.of(1L, 2L, 0L, -1L, 9L)).map((code) -> ScriptReplies.failResult(List.of(code)))
+			.containsExactly(FailResult.RETRY_SCHEDULED, FailResult.DEAD_LETTERED, FailResult.STALE_TOKEN,
+					FailResult.NOT_FOUND, FailResult.NOT_FOUND);
+	}
+
+	@Test
+	void numbersAreReadFromIntegersAndFromText() {
+		assertThat(ScriptReplies.asLong(42L)).isEqualTo(42);
+		assertThat(ScriptReplies.asLong(bytes("-7"))).isEqualTo(-7);
+		assertThat(ScriptReplies.text(bytes("é"))).isEqualTo("é");
+	}
+
+	@Test
+	void jobOptionArgumentsInTheOrderEnqueueReadsThem() {
+		JobOptions options = JobOptions.builder()
+			.priority(-2)
+			.delay(Duration.ofSeconds(3))
+			.uniqueKey("ü")
+			.uniqueFor(Duration.ofMinutes(1))
+			.expireAfter(Duration.ofHours(1))
+			.idempotencyKey("order-1")
+			.build();
+
+		assertThat(texts(ScriptReplies.jobOptionArgs(options, 3))).containsExactly("-2", "3000", "0", "ü", "60000",
+				"3600000", "3", "order-1", "86400000");
+		assertThat(texts(ScriptReplies.jobOptionArgs(JobOptions.builder()
+			.runAt(Instant.ofEpochMilli(5_000))
+			.maxAttempts(8)
+			.build(), 3))).containsExactly("0", "0", "5000", "", "0", "0", "8", "", "86400000");
+	}
+
+	@Test
+	void jobReferencesFollowTheLeadingArgument() {
+		List<byte[]> args = ScriptReplies.refArgs(ScriptReplies.encodeNumber(100),
+				List.of(new JobRef("1", 4), new JobRef("2", 5)));
+
+		assertThat(texts(args.toArray(byte[][]::new))).containsExactly("100", "1", "4", "2", "5");
+	}
+
+	private static List<Object> job(String id, String payload, String headers, long attempt, long maxAttempts,
+			long token, long leaseUntil, long enqueuedAt, long priority, long waited) {
+		return List.of(bytes(id), bytes(payload), bytes(headers), attempt, maxAttempts, token, leaseUntil, enqueuedAt,
+				priority, waited);
+	}
+
+	private static List<Object> idleCounts() {
+		return List.of(0L, 0L, 0L, 2L, 0L, 0L, List.of(), -1L, 0L, 50_000L);
+	}
+
+	private static Map<byte[], byte[]> hash(String... fieldsAndValues) {
+		Map<byte[], byte[]> hash = new LinkedHashMap<>();
+		for (int i = 0; i < fieldsAndValues.length; i += 2) {
+			hash.put(bytes(fieldsAndValues[i]), bytes(fieldsAndValues[i + 1]));
+		}
+		return hash;
+	}
+
+	private static List<String> texts(byte[][] values) {
+		return Arrays.stream(values).map(ScriptRepliesTests::text).toList();
+	}
+
+	private static byte[] bytes(String value) {
+		return value.getBytes(StandardCharsets.UTF_8);
+	}
+
+	private static String text(byte[] value) {
+		return new String(value, StandardCharsets.UTF_8);
+	}
+
+}
