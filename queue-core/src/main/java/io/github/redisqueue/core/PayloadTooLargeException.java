@@ -1,5 +1,7 @@
 package io.github.redisqueue.core;
 
+import io.github.redisqueue.QueueException;
+
 /**
  * Thrown at enqueue when a serialized payload is larger than the configured maximum. Nothing is
  * written to Redis for the batch that contained it.

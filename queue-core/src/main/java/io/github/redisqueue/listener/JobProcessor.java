@@ -83,7 +83,7 @@ final class JobProcessor {
 
 	private void invoke(ReservedJob job, Acknowledgement ack) throws Exception {
 		Observation observation = QueueObservation.LISTENER.observation(this.observationConvention,
-				QueueListenerObservationConvention.DEFAULT, () -> new QueueListenerContext(job, this.containerId),
+				QueueListenerObservationConvention.DEFAULT, () -> new QueueListenerContext(job.queue(), job.id(), job.headers(), this.containerId),
 				this.observationRegistry);
 		observation.start();
 		try (Observation.Scope scope = observation.openScope()) {

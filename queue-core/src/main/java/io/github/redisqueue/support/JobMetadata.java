@@ -3,8 +3,6 @@ package io.github.redisqueue.support;
 import java.time.Instant;
 import java.util.Map;
 
-import io.github.redisqueue.core.ReservedJob;
-
 /**
  * What a listener method may learn about its job by declaring a parameter of this type.
  *
@@ -20,11 +18,5 @@ import io.github.redisqueue.core.ReservedJob;
  */
 public record JobMetadata(String queue, String id, int attempt, int maxAttempts, Instant enqueuedAt,
 		Instant leaseUntil, int priority, Map<String, String> headers) {
-
-	/** Metadata of a reserved job. */
-	public static JobMetadata of(ReservedJob job) {
-		return new JobMetadata(job.queue(), job.id(), job.attempt(), job.maxAttempts(), job.enqueuedAt(),
-				job.leaseUntil(), job.priority(), job.headers());
-	}
 
 }

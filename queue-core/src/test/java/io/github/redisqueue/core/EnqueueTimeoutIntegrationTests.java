@@ -2,6 +2,7 @@ package io.github.redisqueue.core;
 
 import java.time.Duration;
 
+import io.github.redisqueue.QueueException;
 import io.github.redisqueue.test.RedisServerProcess;
 import io.github.redisqueue.test.TestRedis;
 import org.junit.jupiter.api.Test;

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.IntStream;
 
+import io.github.redisqueue.QueueException;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import io.github.redisqueue.test.RedisClock;
 import org.junit.jupiter.api.Test;

@@ -94,7 +94,8 @@ class JobProcessorIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(current.get()).as("observation in scope while the listener runs").isNotNull();
 		assertThat(started).singleElement().isInstanceOfSatisfying(QueueListenerContext.class, (context) -> {
 			assertThat(context.getListenerId()).isEqualTo("processor");
-			assertThat(context.getJob().id()).isEqualTo(job.job().id());
+			assertThat(context.getJobId()).isEqualTo(job.job().id());
+			assertThat(context.getQueue()).isEqualTo(job.job().queue());
 		});
 		assertThat(errors).containsExactly(failure);
 		assertThat(state(job)).as("retried after the back-off").contains(JobState.DELAYED);

@@ -7,7 +7,7 @@ import io.github.redisqueue.autoconfigure.metrics.QueueMetricsAutoConfiguration;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.health.QueueHealthIndicator;
 import io.github.redisqueue.listener.WorkerHeartbeat;
-import io.github.redisqueue.support.micrometer.QueueMetricsBinder;
+import io.github.redisqueue.core.QueueMetricsBinder;
 import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
 

@@ -5,7 +5,7 @@ import java.time.Duration;
 import java.util.function.Consumer;
 
 import io.github.redisqueue.core.QueueAdmin;
-import io.github.redisqueue.core.QueueException;
+import io.github.redisqueue.QueueException;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.test.RedisServerProcess;
 import io.github.redisqueue.test.TestRedis;

@@ -42,7 +42,7 @@ public class MessagingJobListenerAdapter implements JobListener {
 		headers.put(QueueHeaders.JOB_ID, job.id());
 		headers.put(QueueHeaders.QUEUE, job.queue());
 		headers.put(QueueHeaders.ATTEMPT, job.attempt());
-		headers.put(QueueHeaders.METADATA, JobMetadata.of(job));
+		headers.put(QueueHeaders.METADATA, metadata(job));
 		headers.put(QueueHeaders.ACKNOWLEDGEMENT, acknowledgement);
 		return new GenericMessage<>(job.payload(), new JobMessageHeaders(headers));
 	}
@@ -56,6 +56,11 @@ public class MessagingJobListenerAdapter implements JobListener {
 			super(headers, ID_VALUE_NONE, -1L);
 		}
 
+	}
+
+	private static JobMetadata metadata(ReservedJob job) {
+		return new JobMetadata(job.queue(), job.id(), job.attempt(), job.maxAttempts(), job.enqueuedAt(),
+				job.leaseUntil(), job.priority(), job.headers());
 	}
 
 }

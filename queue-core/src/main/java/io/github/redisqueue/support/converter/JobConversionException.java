@@ -1,6 +1,6 @@
 package io.github.redisqueue.support.converter;
 
-import io.github.redisqueue.core.QueueException;
+import io.github.redisqueue.QueueException;
 
 /**
  * A payload could not be written, or could not be read as the consumer's type. A job whose

@@ -1,6 +1,7 @@
 package io.github.redisqueue.support.micrometer;
 
-import io.github.redisqueue.core.ReservedJob;
+import java.util.Map;
+
 import io.micrometer.observation.transport.ReceiverContext;
 
 /**
@@ -9,24 +10,37 @@ import io.micrometer.observation.transport.ReceiverContext;
  *
  * @since 0.1.0
  */
-public class QueueListenerContext extends ReceiverContext<ReservedJob> {
+public class QueueListenerContext extends ReceiverContext<Map<String, String>> {
+
+	private final String queue;
+
+	private final String jobId;
 
 	private final String listenerId;
 
-	public QueueListenerContext(ReservedJob job, String listenerId) {
-		super((carrier, key) -> carrier.headers().get(key));
-		setCarrier(job);
+	/**
+	 * @param queue the queue the job came from
+	 * @param jobId the job's id
+	 * @param headers the job's headers, the carrier of the trace context
+	 * @param listenerId the listener (container) id
+	 */
+	public QueueListenerContext(String queue, String jobId, Map<String, String> headers, String listenerId) {
+		super((carrier, key) -> carrier.get(key));
+		setCarrier(headers);
 		setRemoteServiceName("redis-queue");
+		this.queue = queue;
+		this.jobId = jobId;
 		this.listenerId = listenerId;
 	}
 
-	/** The job. */
-	public ReservedJob getJob() {
-		ReservedJob job = getCarrier();
-		if (job == null) {
-			throw new IllegalStateException("No job in the observation context");
-		}
-		return job;
+	/** The queue the job came from. */
+	public String getQueue() {
+		return this.queue;
+	}
+
+	/** The job's id. */
+	public String getJobId() {
+		return this.jobId;
 	}
 
 	/** The listener (container) id. */

@@ -30,18 +30,18 @@ public interface QueueListenerObservationConvention extends ObservationConventio
 
 	@Override
 	default String getContextualName(QueueListenerContext context) {
-		return context.getJob().queue() + " process";
+		return context.getQueue() + " process";
 	}
 
 	@Override
 	default KeyValues getLowCardinalityKeyValues(QueueListenerContext context) {
-		return KeyValues.of(QueueObservation.ListenerLowCardinalityKeys.QUEUE.withValue(context.getJob().queue()),
+		return KeyValues.of(QueueObservation.ListenerLowCardinalityKeys.QUEUE.withValue(context.getQueue()),
 				QueueObservation.ListenerLowCardinalityKeys.LISTENER_ID.withValue(context.getListenerId()));
 	}
 
 	@Override
 	default KeyValues getHighCardinalityKeyValues(QueueListenerContext context) {
-		return KeyValues.of(QueueObservation.ListenerHighCardinalityKeys.JOB_ID.withValue(context.getJob().id()));
+		return KeyValues.of(QueueObservation.ListenerHighCardinalityKeys.JOB_ID.withValue(context.getJobId()));
 	}
 
 }

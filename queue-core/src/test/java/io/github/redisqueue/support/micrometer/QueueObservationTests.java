@@ -1,10 +1,8 @@
 package io.github.redisqueue.support.micrometer;
 
-import java.time.Instant;
 import java.util.Arrays;
 import java.util.Map;
 
-import io.github.redisqueue.core.ReservedJob;
 import io.micrometer.common.KeyValue;
 import io.micrometer.common.docs.KeyName;
 import org.junit.jupiter.api.Test;
@@ -19,8 +17,7 @@ class QueueObservationTests {
 
 	@Test
 	void listenerConventionUsesTheDocumentedKeys() {
-		ReservedJob job = new ReservedJob("mail", "7", new byte[0], Map.of(), 1, 3, 1, Instant.now(), Instant.now(), 0);
-		QueueListenerContext context = new QueueListenerContext(job, "mailer");
+		QueueListenerContext context = new QueueListenerContext("mail", "7", Map.of("traceparent", "00-abc"), "mailer");
 		QueueListenerObservationConvention convention = QueueListenerObservationConvention.DEFAULT;
 
 		assertThat(convention.getName()).isEqualTo("queue.listener");
@@ -30,6 +27,9 @@ class QueueObservationTests {
 			.containsExactlyInAnyOrder(names(QueueObservation.LISTENER.getHighCardinalityKeyNames()));
 		assertThat(convention.getLowCardinalityKeyValues(context)).contains(KeyValue.of("queue", "mail"),
 				KeyValue.of("listener.id", "mailer"));
+		assertThat(convention.getHighCardinalityKeyValues(context)).contains(KeyValue.of("job.id", "7"));
+		assertThat(context.getGetter().get(context.getCarrier(), "traceparent")).as("headers carry the trace")
+			.isEqualTo("00-abc");
 		assertThat(QueueObservation.LISTENER.getDefaultConvention()).isEqualTo(QueueListenerObservationConvention.class);
 	}
 

@@ -1,4 +1,4 @@
-package io.github.redisqueue.support.micrometer;
+package io.github.redisqueue.core;
 
 import java.time.Duration;
 import java.util.Map;
@@ -6,8 +6,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
-import io.github.redisqueue.core.QueueAdminOperations;
-import io.github.redisqueue.core.QueueCounts;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;

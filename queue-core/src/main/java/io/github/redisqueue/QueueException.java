@@ -1,4 +1,4 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue;
 
 /**
  * Base class of the runtime exceptions thrown by redis-queue.
@@ -9,10 +9,17 @@ public class QueueException extends RuntimeException {
 
 	private static final long serialVersionUID = 1L;
 
+	/**
+	 * @param message what went wrong
+	 */
 	public QueueException(String message) {
 		super(message);
 	}
 
+	/**
+	 * @param message what went wrong
+	 * @param cause the failure underneath
+	 */
 	public QueueException(String message, Throwable cause) {
 		super(message, cause);
 	}

@@ -1,11 +1,8 @@
-package io.github.redisqueue.support.micrometer;
+package io.github.redisqueue.core;
 
 import java.time.Duration;
 import java.util.List;
 
-import io.github.redisqueue.core.JobOptions;
-import io.github.redisqueue.core.QueueAdmin;
-import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;

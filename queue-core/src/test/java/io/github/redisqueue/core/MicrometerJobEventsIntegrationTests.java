@@ -1,14 +1,10 @@
-package io.github.redisqueue.support.micrometer;
+package io.github.redisqueue.core;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import io.github.redisqueue.core.JobOptions;
-import io.github.redisqueue.core.QueueAdmin;
-import io.github.redisqueue.core.QueueTemplate;
-import io.github.redisqueue.core.ReservedJob;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
