@@ -9,7 +9,7 @@ import java.util.List;
  *
  * @since 0.1.0
  */
-public final class QueueKeys {
+final class QueueKeys {
 
 	/** Version of the key layout, recorded under {@code <prefix>:layout}. */
 	public static final String LAYOUT_VERSION = "2";

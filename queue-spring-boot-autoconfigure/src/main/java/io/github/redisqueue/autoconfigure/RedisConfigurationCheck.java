@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -12,6 +13,7 @@ import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -40,7 +42,7 @@ final class RedisConfigurationCheck implements SmartInitializingSingleton, Dispo
 
 	private final CompletableFuture<Report> report = new CompletableFuture<>();
 
-	private volatile @Nullable Thread thread;
+	private volatile @Nullable Future<?> check;
 
 	RedisConfigurationCheck(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
@@ -48,17 +50,16 @@ final class RedisConfigurationCheck implements SmartInitializingSingleton, Dispo
 
 	@Override
 	public void afterSingletonsInstantiated() {
-		Thread check = new Thread(this::run, "queue-redis-check");
-		check.setDaemon(true);
-		this.thread = check;
-		check.start();
+		SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("queue-redis-check-");
+		executor.setDaemon(true);
+		this.check = executor.submit(this::run);
 	}
 
 	@Override
 	public void destroy() {
-		Thread check = this.thread;
+		Future<?> check = this.check;
 		if (check != null) {
-			check.interrupt();
+			check.cancel(true);
 		}
 	}
 
