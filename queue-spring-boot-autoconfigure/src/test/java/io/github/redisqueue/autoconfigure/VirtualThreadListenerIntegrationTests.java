@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.redisqueue.annotation.QueueListener;
+import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.test.RedisEndpoint;
 import io.github.redisqueue.test.TestRedis;
@@ -81,10 +82,11 @@ class VirtualThreadListenerIntegrationTests {
 	private static HandlerThread handleOneJob(AssertableApplicationContext context) {
 		assertThat(context).hasNotFailed();
 		QueueTemplate queues = context.getBean(QueueTemplate.class);
+		QueueAdminOperations admin = context.getBean(QueueAdminOperations.class);
 		queues.enqueue("threads", "which thread?");
 		ThreadRecorder recorder = context.getBean(ThreadRecorder.class);
 		await().atMost(Duration.ofSeconds(10)).until(() -> recorder.thread.get() != null);
-		await().atMost(Duration.ofSeconds(5)).until(() -> queues.counts("threads").total("completed") == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> admin.counts("threads").total("completed") == 1);
 		return recorder.thread.get();
 	}
 
