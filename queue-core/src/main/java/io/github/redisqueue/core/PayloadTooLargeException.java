@@ -16,9 +16,14 @@ public class PayloadTooLargeException extends QueueException {
 
 	private final int limit;
 
+	/**
+	 * @param queue the queue the payload was meant for
+	 * @param size the serialized size, in bytes
+	 * @param limit the configured maximum, in bytes
+	 */
 	public PayloadTooLargeException(String queue, int size, int limit) {
 		super("Payload for queue '" + queue + "' is " + size + " bytes once serialized, over the limit of "
-				+ limit + " bytes (queue.max-payload-size)");
+				+ limit + " bytes (QueueSettings maxPayloadBytes; queue.max-payload-size with Spring Boot)");
 		this.size = size;
 		this.limit = limit;
 	}

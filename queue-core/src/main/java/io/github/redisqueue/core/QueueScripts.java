@@ -13,7 +13,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  * The Lua scripts of the engine, read once from {@code io/github/redisqueue/scripts/}. The
  * template runs them by SHA, and as a plain EVAL after {@code NOSCRIPT}, which reloads a script
  * after a restart, a failover or {@code SCRIPT FLUSH}. Each script is the shared prelude
- * {@code common.lua} (or {@code registry.lua} for the worker registry) followed by its own file.
+ * {@code clock.lua}, {@code common.lua} (or {@code registry.lua} for the worker registry) and its own
+ * file.
  *
  * @since 0.1.0
  */
@@ -40,11 +41,11 @@ public final class QueueScripts {
 
 	private final RedisScript<List> inspect = load("inspect");
 
-	private final RedisScript<Long> heartbeat = new DefaultRedisScript<>(read("registry") + "\n" + read("heartbeat"), Long.class);
+	private final RedisScript<Long> heartbeat = new DefaultRedisScript<>(prelude("registry") + read("heartbeat"), Long.class);
 
-	private final RedisScript<List> workers = new DefaultRedisScript<>(read("registry") + "\n" + read("workers"), List.class);
+	private final RedisScript<List> workers = new DefaultRedisScript<>(prelude("registry") + read("workers"), List.class);
 
-	private final RedisScript<List> silent = new DefaultRedisScript<>(read("registry") + "\n" + read("silent"), List.class);
+	private final RedisScript<List> silent = new DefaultRedisScript<>(prelude("registry") + read("silent"), List.class);
 
 	public RedisScript<List> enqueue() {
 		return this.enqueue;
@@ -104,7 +105,12 @@ public final class QueueScripts {
 	}
 
 	private static RedisScript<List> load(String name) {
-		return new DefaultRedisScript<>(read("common") + "\n" + read(name), List.class);
+		return new DefaultRedisScript<>(prelude("common") + read(name), List.class);
+	}
+
+	/** The clock helper, then the named prelude, each followed by a line break. */
+	private static String prelude(String name) {
+		return read("clock") + "\n" + read(name) + "\n";
 	}
 
 	private static String read(String name) {

@@ -35,11 +35,6 @@ local SLICE = 1000
 -- losses of a job that was only reserved ahead dead-letter it at this many times its max attempts
 local AHEAD_FACTOR = 3
 
-local function now_ms()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
-
 -- when a job became ready: the latest of its enqueue, its due time and its last return to ready
 local function ready_since(enqueued_at, due_at, ready_at)
   return math.max(tonumber(enqueued_at) or 0, tonumber(due_at) or 0, tonumber(ready_at) or 0)

@@ -1,10 +1,6 @@
 -- Shared prelude of the worker registry scripts (heartbeat, workers, silent). Their keys share
 -- the hash tag {prefix:workers}: KEYS[1] is the sorted set of live workers (score = heartbeat
 -- deadline, ms, server clock).
-local function now_ms()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
 
 -- workers past their deadline leave the live set for the set of silent ones, where the reaper
 -- finds them (their deadline kept as score)
