@@ -8,7 +8,9 @@ import org.springframework.messaging.Message;
 import org.springframework.messaging.handler.invocation.HandlerMethodArgumentResolver;
 
 /**
- * Resolves an {@link Acknowledgement} parameter, for listeners in manual acknowledgement mode.
+ * Resolves an {@link Acknowledgement} parameter, in every acknowledgement mode: in manual mode
+ * the listener settles its job with it; in the other modes the container settles the job, and
+ * the handle serves to extend the lease of a long-running job.
  *
  * @since 0.1.0
  */
