@@ -8,6 +8,7 @@ import io.github.redisqueue.support.converter.JobMessageConverter;
 import io.github.redisqueue.support.converter.JobSerializer;
 import io.github.redisqueue.support.resolver.AcknowledgementArgumentResolver;
 import io.github.redisqueue.support.resolver.FatalResolutionArgumentResolver;
+import io.github.redisqueue.support.resolver.BatchCompletionArgumentResolver;
 import io.github.redisqueue.support.resolver.JobMetadataArgumentResolver;
 import org.jspecify.annotations.Nullable;
 
@@ -150,6 +151,7 @@ public class QueueListenerEndpointRegistrar implements BeanFactoryAware, Initial
 			resolvers.add(new HeadersMethodArgumentResolver());
 			resolvers.add(new MessageMethodArgumentResolver(converter));
 			resolvers.add(new JobMetadataArgumentResolver());
+			resolvers.add(new BatchCompletionArgumentResolver());
 			resolvers.add(new AcknowledgementArgumentResolver());
 			resolvers.addAll(this.customArgumentResolvers);
 			resolvers.add(new PayloadMethodArgumentResolver(converter));

@@ -65,6 +65,8 @@ public final class JobOptions {
 
 	private final Map<String, String> headers;
 
+	private final @Nullable String group;
+
 	private JobOptions(Builder builder) {
 		this.priority = builder.priority;
 		this.delay = builder.delay;
@@ -76,6 +78,11 @@ public final class JobOptions {
 		this.idempotencyKey = builder.idempotencyKey;
 		this.idempotencyWindow = builder.idempotencyWindow;
 		this.headers = Collections.unmodifiableMap(new LinkedHashMap<>(builder.headers));
+		this.group = builder.group;
+		if (this.group != null && (this.delay != null || this.runAt != null)) {
+			throw new IllegalArgumentException("Job of group '" + Builder.abbreviate(this.group)
+					+ "' cannot be delayed: a grouped job waits for its turn in its group, not for a time");
+		}
 	}
 
 	/** Options with every default: priority 0, no delay, no uniqueness, no expiry. */
@@ -101,6 +108,7 @@ public final class JobOptions {
 		builder.idempotencyKey = this.idempotencyKey;
 		builder.idempotencyWindow = this.idempotencyWindow;
 		builder.headers.putAll(this.headers);
+		builder.group = this.group;
 		return builder;
 	}
 
@@ -153,6 +161,11 @@ public final class JobOptions {
 		return this.idempotencyWindow;
 	}
 
+	/** The job's group key, or {@code null} for an ungrouped job. */
+	public @Nullable String getGroup() {
+		return this.group;
+	}
+
 	/** String headers stored with the job (trace context and the like). */
 	public Map<String, String> getHeaders() {
 		return this.headers;
@@ -182,6 +195,8 @@ public final class JobOptions {
 		private Duration idempotencyWindow = DEFAULT_IDEMPOTENCY_WINDOW;
 
 		private final Map<String, String> headers = new LinkedHashMap<>();
+
+		private @Nullable String group;
 
 		private Builder() {
 		}
@@ -284,6 +299,25 @@ public final class JobOptions {
 			return this;
 		}
 
+		/**
+		 * Put the job in a group, for example all jobs of one customer: at most the queue's group
+		 * concurrency of a group's jobs run at once (1 by default: one at a time, in the order
+		 * they were enqueued), while jobs of other groups and ungrouped jobs flow freely. A job
+		 * waiting for its turn holds no place in the queue's order; it is admitted at the end of
+		 * its priority level when a job of its group ends (completes or dies). A grouped job
+		 * cannot be delayed.
+		 * @param group the group key, 1 to 512 characters
+		 * @return this builder
+		 */
+		public Builder group(String group) {
+			if (group.isEmpty() || group.length() > MAX_UNIQUE_KEY_LENGTH) {
+				throw new IllegalArgumentException(
+						"Group key '" + abbreviate(group) + "' must have from 1 to " + MAX_UNIQUE_KEY_LENGTH + " characters");
+			}
+			this.group = group;
+			return this;
+		}
+
 		/** Add a string header. */
 		public Builder header(String name, String value) {
 			if (name.isEmpty()) {
@@ -304,7 +338,7 @@ public final class JobOptions {
 			return new JobOptions(this);
 		}
 
-		private static String abbreviate(String value) {
+		static String abbreviate(String value) {
 			return (value.length() > 40) ? value.substring(0, 40) + "..." : value;
 		}
 

@@ -231,8 +231,11 @@ public class QueueAdmin implements QueueAdminOperations {
 		List<byte[]> args = List.of(encodeNumber(this.settings.reapBatch()),
 				encodeNumber(this.settings.completedRetention().toMillis()),
 				encodeNumber(this.settings.deadRetention().toMillis()));
-		ReapResult result = ScriptReplies
-			.reapResult(this.executor.run(this.executor.scripts().reap(), this.template.keys(queue), args));
+		List<Object> reply = this.executor.run(this.executor.scripts().reap(), this.template.keys(queue), args);
+		ReapResult result = ScriptReplies.reapResult(reply);
+		if (ScriptReplies.asLong(reply.get(ScriptReplies.REAP_BATCHES_DONE)) > 0) {
+			this.template.forwardBatchCompletions(queue);
+		}
 		if (result.abandoned() > 0) {
 			logger.info("Took back {} jobs of queue '{}' held by workers whose heartbeat ran out", result.abandoned(),
 					queue);

@@ -48,6 +48,16 @@ final class QueueKeys {
 		return this.base + "job:" + id;
 	}
 
+	/** Full name of the key holding a job's result. */
+	public String resultKey(String id) {
+		return this.base + "result:" + id;
+	}
+
+	/** Name of the pub/sub channel on which the ids of finished batches are published. */
+	public String batchChannel() {
+		return this.base + "batches";
+	}
+
 	List<byte[]> scriptKeys() {
 		return this.scriptKeys;
 	}

@@ -3,6 +3,8 @@ package io.github.redisqueue.core;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Producing jobs and consuming them by hand. Every call is one round trip to Redis (a bulk
@@ -228,5 +230,87 @@ public interface QueueOperations {
 	 * @throws io.github.redisqueue.support.converter.JobConversionException when it cannot be read
 	 */
 	<T> T readPayload(ReservedJob job, java.lang.reflect.Type type);
+
+	/**
+	 * Start a batch of sub-jobs of the queue: at most its cap of them hold a lease at once,
+	 * cluster-wide, and one completion job is enqueued when every sub-job ended.
+	 * @param queue the queue of the sub-jobs
+	 * @return a builder; {@link BatchBuilder#submit()} or {@link BatchBuilder#open()} creates it
+	 */
+	BatchBuilder batch(String queue);
+
+	/**
+	 * A handle on an existing batch (nothing is read until it is used).
+	 * @param queue the queue of the sub-jobs
+	 * @param batchId the batch id
+	 * @return the handle
+	 */
+	Batch batch(String queue, String batchId);
+
+	/**
+	 * The progress of a batch.
+	 * @param queue the queue of the sub-jobs
+	 * @param batchId the batch id
+	 * @return the status, or empty when there is no such batch (never opened, or finished longer
+	 * ago than its retention)
+	 */
+	Optional<BatchStatus> batchStatus(String queue, String batchId);
+
+	/**
+	 * Cancel a batch: its waiting sub-jobs are removed (in bounded script calls), admitted ones
+	 * that hold no lease too, running ones finish; then it finishes as
+	 * {@link BatchState#CANCELLED}, with its completion job. Cancelling a finished batch changes
+	 * nothing.
+	 * @param queue the queue of the sub-jobs
+	 * @param batchId the batch id
+	 * @return the status after the call
+	 * @throws QueueBatchException if there is no such batch
+	 */
+	BatchStatus cancelBatch(String queue, String batchId);
+
+	/**
+	 * A future of the batch's final status: completed when the batch finishes (on the pub/sub
+	 * notification, with a read every two seconds as a fallback), exceptionally when the batch
+	 * does not exist.
+	 * @param queue the queue of the sub-jobs
+	 * @param batchId the batch id
+	 * @return the future
+	 */
+	CompletableFuture<BatchStatus> batchCompletion(String queue, String batchId);
+
+	/**
+	 * Results of a batch's sub-jobs, in the order they were added.
+	 * @param queue the queue of the sub-jobs
+	 * @param batchId the batch id
+	 * @param offset first sub-job, from 0
+	 * @param count how many, from 1 to 1,000
+	 * @param type the result type
+	 * @param <T> the result type
+	 * @return the results (empty past the end or for no such batch)
+	 */
+	<T> List<JobResult<T>> batchResults(String queue, String batchId, long offset, int count, Class<T> type);
+
+	/**
+	 * Store a job's result, kept for the result retention. The listener container calls it with
+	 * the value a handler method returns; a person's consumer calls it before completing.
+	 * @param queue the queue
+	 * @param jobId the job id
+	 * @param result the result
+	 * @return whether it was stored ({@code false} when the result retention is zero)
+	 * @throws io.github.redisqueue.QueueException if the serialized result is larger than the
+	 * limit
+	 */
+	boolean storeResult(String queue, String jobId, Object result);
+
+	/**
+	 * The stored result of a job.
+	 * @param queue the queue
+	 * @param jobId the job id
+	 * @param type the result type
+	 * @param <T> the result type
+	 * @return the result, or empty when none is stored
+	 */
+	<T> Optional<T> result(String queue, String jobId, Class<T> type);
+
 
 }

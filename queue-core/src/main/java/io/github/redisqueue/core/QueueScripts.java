@@ -41,6 +41,8 @@ public final class QueueScripts {
 
 	private final RedisScript<List> inspect = load("inspect");
 
+	private final RedisScript<List> batch = load("batch");
+
 	private final RedisScript<Long> heartbeat = new DefaultRedisScript<>(prelude("registry") + read("heartbeat"), Long.class);
 
 	private final RedisScript<List> workers = new DefaultRedisScript<>(prelude("registry") + read("workers"), List.class);
@@ -83,6 +85,11 @@ public final class QueueScripts {
 		return this.inspect;
 	}
 
+	/** Opens, feeds, seals, cancels and reads batches, and hands off their completion. */
+	public RedisScript<List> batch() {
+		return this.batch;
+	}
+
 	/** Records a worker's heartbeat (keys outside any queue's hash tag). */
 	public RedisScript<Long> heartbeat() {
 		return this.heartbeat;
@@ -101,7 +108,7 @@ public final class QueueScripts {
 	/** Every script, for preloading. */
 	public List<RedisScript<?>> all() {
 		return List.of(this.enqueue, this.reserve, this.complete, this.fail, this.extend, this.release, this.reap,
-				this.dead, this.inspect, this.heartbeat, this.workers, this.silent);
+				this.dead, this.inspect, this.batch, this.heartbeat, this.workers, this.silent);
 	}
 
 	private static RedisScript<List> load(String name) {

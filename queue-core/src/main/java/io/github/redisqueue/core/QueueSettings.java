@@ -4,7 +4,9 @@ import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
@@ -54,6 +56,18 @@ public final class QueueSettings {
 	/** Default most jobs a bulk enqueue sends in one script call. */
 	public static final int DEFAULT_ENQUEUE_CHUNK = 500;
 
+	/** How long a handler's result is kept by default. */
+	public static final Duration DEFAULT_RESULT_RETENTION = Duration.ofDays(1);
+
+	/** Largest serialized handler result stored by default. */
+	public static final int DEFAULT_MAX_RESULT_BYTES = 64 * 1024;
+
+	/** How long a finished batch's status and list of sub-jobs are kept by default. */
+	public static final Duration DEFAULT_BATCH_RETENTION = Duration.ofDays(1);
+
+	/** Most jobs of one batch or one group admitted at once: the largest cap. */
+	public static final int MAX_CONCURRENCY_CAP = 1000;
+
 	private final String keyPrefix;
 
 	private final String workerId;
@@ -72,6 +86,16 @@ public final class QueueSettings {
 
 	private final int enqueueChunk;
 
+	private final Duration resultRetention;
+
+	private final int maxResultBytes;
+
+	private final Duration batchRetention;
+
+	private final int defaultGroupConcurrency;
+
+	private final Map<String, Integer> groupConcurrency;
+
 	private QueueSettings(Builder builder, String workerId) {
 		this.keyPrefix = builder.keyPrefix;
 		this.workerId = workerId;
@@ -82,6 +106,11 @@ public final class QueueSettings {
 		this.reclaimBatch = builder.reclaimBatch;
 		this.reapBatch = builder.reapBatch;
 		this.enqueueChunk = builder.enqueueChunk;
+		this.resultRetention = builder.resultRetention;
+		this.maxResultBytes = builder.maxResultBytes;
+		this.batchRetention = builder.batchRetention;
+		this.defaultGroupConcurrency = builder.defaultGroupConcurrency;
+		this.groupConcurrency = Map.copyOf(builder.groupConcurrency);
 	}
 
 	/**
@@ -115,7 +144,46 @@ public final class QueueSettings {
 		builder.reclaimBatch = this.reclaimBatch;
 		builder.reapBatch = this.reapBatch;
 		builder.enqueueChunk = this.enqueueChunk;
+		builder.resultRetention = this.resultRetention;
+		builder.maxResultBytes = this.maxResultBytes;
+		builder.batchRetention = this.batchRetention;
+		builder.defaultGroupConcurrency = this.defaultGroupConcurrency;
+		builder.groupConcurrency.putAll(this.groupConcurrency);
 		return builder;
+	}
+
+	/**
+	 * How long a handler's result is kept after its job completed; zero stores no results.
+	 * @return the retention
+	 */
+	public Duration resultRetention() {
+		return this.resultRetention;
+	}
+
+	/**
+	 * Largest serialized handler result stored; a larger one is refused.
+	 * @return the limit in bytes
+	 */
+	public int maxResultBytes() {
+		return this.maxResultBytes;
+	}
+
+	/**
+	 * How long a batch's status and list of sub-jobs are kept after it finished (and its
+	 * completion job, if any, was enqueued).
+	 * @return the retention
+	 */
+	public Duration batchRetention() {
+		return this.batchRetention;
+	}
+
+	/**
+	 * How many jobs of one group of a queue run at once (see {@link JobOptions.Builder#group(String)}).
+	 * @param queue the queue name
+	 * @return the group concurrency of that queue, or the default
+	 */
+	public int groupConcurrency(String queue) {
+		return this.groupConcurrency.getOrDefault(queue, this.defaultGroupConcurrency);
 	}
 
 	/**
@@ -245,13 +313,19 @@ public final class QueueSettings {
 				&& this.maxPayloadBytes == that.maxPayloadBytes && this.defaultMaxAttempts == that.defaultMaxAttempts
 				&& this.completedRetention.equals(that.completedRetention)
 				&& this.deadRetention.equals(that.deadRetention) && this.reclaimBatch == that.reclaimBatch
-				&& this.reapBatch == that.reapBatch && this.enqueueChunk == that.enqueueChunk;
+				&& this.reapBatch == that.reapBatch && this.enqueueChunk == that.enqueueChunk
+				&& this.resultRetention.equals(that.resultRetention) && this.maxResultBytes == that.maxResultBytes
+				&& this.batchRetention.equals(that.batchRetention)
+				&& this.defaultGroupConcurrency == that.defaultGroupConcurrency
+				&& this.groupConcurrency.equals(that.groupConcurrency);
 	}
 
 	@Override
 	public int hashCode() {
 		return Objects.hash(this.keyPrefix, this.workerId, this.maxPayloadBytes, this.defaultMaxAttempts,
-				this.completedRetention, this.deadRetention, this.reclaimBatch, this.reapBatch, this.enqueueChunk);
+				this.completedRetention, this.deadRetention, this.reclaimBatch, this.reapBatch, this.enqueueChunk,
+				this.resultRetention, this.maxResultBytes, this.batchRetention, this.defaultGroupConcurrency,
+				this.groupConcurrency);
 	}
 
 	@Override
@@ -259,7 +333,10 @@ public final class QueueSettings {
 		return "QueueSettings[keyPrefix=" + this.keyPrefix + ", workerId=" + this.workerId + ", maxPayloadBytes="
 				+ this.maxPayloadBytes + ", defaultMaxAttempts=" + this.defaultMaxAttempts + ", completedRetention="
 				+ this.completedRetention + ", deadRetention=" + this.deadRetention + ", reclaimBatch="
-				+ this.reclaimBatch + ", reapBatch=" + this.reapBatch + ", enqueueChunk=" + this.enqueueChunk + "]";
+				+ this.reclaimBatch + ", reapBatch=" + this.reapBatch + ", enqueueChunk=" + this.enqueueChunk
+				+ ", resultRetention=" + this.resultRetention + ", maxResultBytes=" + this.maxResultBytes
+				+ ", batchRetention=" + this.batchRetention + ", defaultGroupConcurrency=" + this.defaultGroupConcurrency
+				+ ", groupConcurrency=" + this.groupConcurrency + "]";
 	}
 
 	/**
@@ -285,6 +362,16 @@ public final class QueueSettings {
 		private int reapBatch = DEFAULT_REAP_BATCH;
 
 		private int enqueueChunk = DEFAULT_ENQUEUE_CHUNK;
+
+		private Duration resultRetention = DEFAULT_RESULT_RETENTION;
+
+		private int maxResultBytes = DEFAULT_MAX_RESULT_BYTES;
+
+		private Duration batchRetention = DEFAULT_BATCH_RETENTION;
+
+		private int defaultGroupConcurrency = 1;
+
+		private final Map<String, Integer> groupConcurrency = new HashMap<>();
 
 		private Builder() {
 		}
@@ -383,6 +470,59 @@ public final class QueueSettings {
 		}
 
 		/**
+		 * How long a handler's result is kept after its job completed; zero stores none.
+		 * @param resultRetention the retention, at most 3650 days
+		 * @return this builder
+		 */
+		public Builder resultRetention(Duration resultRetention) {
+			this.resultRetention = Objects.requireNonNull(resultRetention, "resultRetention");
+			return this;
+		}
+
+		/**
+		 * Largest serialized handler result stored, positive.
+		 * @param maxResultBytes the limit in bytes
+		 * @return this builder
+		 */
+		public Builder maxResultBytes(int maxResultBytes) {
+			this.maxResultBytes = maxResultBytes;
+			return this;
+		}
+
+		/**
+		 * How long a finished batch's status and list of sub-jobs are kept, from 1 ms to 3650 days.
+		 * @param batchRetention the retention
+		 * @return this builder
+		 */
+		public Builder batchRetention(Duration batchRetention) {
+			this.batchRetention = Objects.requireNonNull(batchRetention, "batchRetention");
+			return this;
+		}
+
+		/**
+		 * How many jobs of one group run at once in queues without a setting of their own, from 1
+		 * to {@value QueueSettings#MAX_CONCURRENCY_CAP}; 1 by default (one at a time, in order).
+		 * @param groupConcurrency the concurrency
+		 * @return this builder
+		 */
+		public Builder defaultGroupConcurrency(int groupConcurrency) {
+			this.defaultGroupConcurrency = groupConcurrency;
+			return this;
+		}
+
+		/**
+		 * How many jobs of one group of the given queue run at once, from 1 to
+		 * {@value QueueSettings#MAX_CONCURRENCY_CAP}.
+		 * @param queue the queue name
+		 * @param groupConcurrency the concurrency
+		 * @return this builder
+		 */
+		public Builder groupConcurrency(String queue, int groupConcurrency) {
+			this.groupConcurrency.put(Objects.requireNonNull(queue, "queue"), groupConcurrency);
+			return this;
+		}
+
+		/**
 		 * The settings.
 		 * @return the settings
 		 * @throws IllegalArgumentException if a value breaks its rule
@@ -404,6 +544,16 @@ public final class QueueSettings {
 			batch("Reclaim batch", this.reclaimBatch);
 			batch("Reap batch", this.reapBatch);
 			positive("Enqueue chunk", this.enqueueChunk);
+			notNegative("Result retention", this.resultRetention);
+			atMost("Result retention", this.resultRetention);
+			positive("Max result size", this.maxResultBytes);
+			if (this.batchRetention.compareTo(Duration.ofMillis(1)) < 0) {
+				throw new IllegalArgumentException(
+						"Batch retention " + this.batchRetention + " is out of range: it must be 1 ms or more");
+			}
+			atMost("Batch retention", this.batchRetention);
+			cap("Default group concurrency", this.defaultGroupConcurrency);
+			this.groupConcurrency.forEach((queue, value) -> cap("Group concurrency of queue '" + queue + "'", value));
 			return new QueueSettings(this, workerId);
 		}
 
@@ -411,6 +561,19 @@ public final class QueueSettings {
 			if (value < 1 || value > MAX_BATCH) {
 				throw new IllegalArgumentException(
 						what + " " + value + " is out of range: it must be from 1 to " + MAX_BATCH);
+			}
+		}
+
+		private static void cap(String what, int value) {
+			if (value < 1 || value > MAX_CONCURRENCY_CAP) {
+				throw new IllegalArgumentException(
+						what + " " + value + " is out of range: it must be from 1 to " + MAX_CONCURRENCY_CAP);
+			}
+		}
+
+		private static void atMost(String what, Duration value) {
+			if (value.compareTo(JobOptions.MAX_WINDOW) > 0) {
+				throw new IllegalArgumentException(what + " " + value + " is out of range: it must be at most 3650 days");
 			}
 		}
 

@@ -8,6 +8,8 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -26,6 +28,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
@@ -51,7 +54,7 @@ import static io.github.redisqueue.core.ScriptReplies.encodeUtf8;
  *
  * @since 0.1.0
  */
-public class QueueTemplate implements QueueOperations {
+public class QueueTemplate implements QueueOperations, DisposableBean {
 
 	/** Shortest lease accepted. */
 	public static final Duration MIN_LEASE = Duration.ofMillis(10);
@@ -98,6 +101,11 @@ public class QueueTemplate implements QueueOperations {
 	private volatile @Nullable QueueEnqueueObservationConvention enqueueConvention;
 
 	private volatile Duration enqueueTimeout = DEFAULT_ENQUEUE_TIMEOUT;
+
+	private final BatchCompletions batches = new BatchCompletions(this);
+
+	/** Most sub-jobs one batch script call adds. */
+	private static final int BATCH_CHUNK = 1000;
 
 	/**
 	 * A template with JSON payloads and default settings.
@@ -249,13 +257,14 @@ public class QueueTemplate implements QueueOperations {
 	private List<EnqueueResult> enqueueSerialized(String queue, QueueKeys k, List<byte[]> serialized,
 			JobOptions options, Map<String, String> headerValues) {
 		register(k);
-		byte[][] shared = ScriptReplies.jobOptionArgs(options, this.settings.defaultMaxAttempts());
+		byte[][] shared = ScriptReplies.jobOptionArgs(options, this.settings.defaultMaxAttempts(),
+				this.settings.groupConcurrency(queue));
 		byte[] headers = this.serializer.serializeHeaders(headerValues);
 		List<EnqueueResult> results = new ArrayList<>(serialized.size());
 		int chunk = this.settings.enqueueChunk();
 		for (int from = 0; from < serialized.size(); from += chunk) {
 			List<byte[]> part = serialized.subList(from, Math.min(from + chunk, serialized.size()));
-			List<byte[]> args = new ArrayList<>(1 + part.size() * 11);
+			List<byte[]> args = new ArrayList<>(1 + part.size() * 13);
 			args.add(encodeNumber(part.size()));
 			for (byte[] payload : part) {
 				args.add(payload);
@@ -346,6 +355,9 @@ public class QueueTemplate implements QueueOperations {
 		ScriptReplies.ReserveReply reply = ScriptReplies.reservation(queue,
 				this.executor.run(this.executor.scripts().reserve(), k, args), (raw) -> headers(queue, raw));
 		reply.waits().forEach((wait) -> waited(queue, wait));
+		if (reply.batchesDone() > 0) {
+			this.batches.forward(queue);
+		}
 		Reservation reservation = reply.reservation();
 		record(queue, JobOutcome.COMPLETED,
 				completions.size() - reservation.refusedCompletions() - reservation.missingCompletions());
@@ -368,8 +380,12 @@ public class QueueTemplate implements QueueOperations {
 	public List<AckResult> completeAll(String queue, Collection<JobRef> jobs) {
 		List<Object> reply = this.executor.run(this.executor.scripts().complete(), keys(queue),
 				ScriptReplies.refArgs(encodeNumber(this.settings.completedRetention().toMillis()), jobs));
-		record(queue, JobOutcome.COMPLETED, ScriptReplies.acknowledged(reply));
-		return ScriptReplies.ackResults(reply);
+		List<?> codes = ScriptReplies.completeCodes(reply);
+		record(queue, JobOutcome.COMPLETED, ScriptReplies.acknowledged(codes));
+		if (ScriptReplies.completeBatchesDone(reply) > 0) {
+			this.batches.forward(queue);
+		}
+		return ScriptReplies.ackResults(codes);
 	}
 
 	@Override
@@ -445,6 +461,189 @@ public class QueueTemplate implements QueueOperations {
 		}
 		while (cursor > 0);
 		return (int) total;
+	}
+
+	@Override
+	public BatchBuilder batch(String queue) {
+		keys(queue);
+		return new BatchBuilder(this, queue);
+	}
+
+	@Override
+	public Batch batch(String queue, String batchId) {
+		keys(queue);
+		return new Batch(this, queue, batchId);
+	}
+
+	@Override
+	public Optional<BatchStatus> batchStatus(String queue, String batchId) {
+		List<Object> reply = runBatch(queue, "status", batchId);
+		return reply.isEmpty() ? Optional.empty() : Optional.of(ScriptReplies.batchStatus(queue, batchId, reply, 0));
+	}
+
+	@Override
+	public BatchStatus cancelBatch(String queue, String batchId) {
+		List<Object> reply;
+		do {
+			reply = runBatch(queue, "cancel", batchId, encodeNumber(BATCH_CHUNK));
+			if (ScriptReplies.asLong(reply.get(0)) < 0) {
+				throw QueueBatchException.missing(queue, batchId);
+			}
+		}
+		while (ScriptReplies.asLong(reply.get(1)) > 0);
+		this.batches.forward(queue);
+		return batchStatus(queue, batchId).orElseThrow(() -> QueueBatchException.missing(queue, batchId));
+	}
+
+	@Override
+	public CompletableFuture<BatchStatus> batchCompletion(String queue, String batchId) {
+		keys(queue);
+		return this.batches.watch(queue, batchId);
+	}
+
+	@Override
+	public <T> List<JobResult<T>> batchResults(String queue, String batchId, long offset, int count, Class<T> type) {
+		if (offset < 0 || count < 1 || count > BATCH_CHUNK) {
+			throw new IllegalArgumentException("Result page offset " + offset + ", count " + count
+					+ " is out of range: the offset must be 0 or more and the count from 1 to " + BATCH_CHUNK);
+		}
+		List<Object> reply = runBatch(queue, "results", batchId, encodeNumber(offset), encodeNumber(count));
+		List<JobResult<T>> results = new ArrayList<>(reply.size() / 2);
+		for (int at = 0; at + 1 < reply.size(); at += 2) {
+			byte[] raw = ScriptReplies.bytes(reply.get(at + 1));
+			results.add(new JobResult<>(ScriptReplies.text(reply.get(at)),
+					(raw.length > 0) ? this.serializer.deserialize(raw, type) : null));
+		}
+		return results;
+	}
+
+	@Override
+	public boolean storeResult(String queue, String jobId, Object result) {
+		QueueKeys k = keys(queue);
+		if (this.settings.resultRetention().isZero()) {
+			return false;
+		}
+		byte[] bytes = this.serializer.serialize(result);
+		if (bytes.length > this.settings.maxResultBytes()) {
+			throw new QueueException("Result of job " + jobId + " of queue '" + queue + "' has " + bytes.length
+					+ " bytes, more than the limit of " + this.settings.maxResultBytes()
+					+ " (queue.max-result-size); it is not stored");
+		}
+		this.executor.redis()
+			.opsForValue()
+			.set(encodeUtf8(k.resultKey(jobId)), bytes, this.settings.resultRetention());
+		return true;
+	}
+
+	@Override
+	public <T> Optional<T> result(String queue, String jobId, Class<T> type) {
+		byte[] raw = this.executor.redis().opsForValue().get(encodeUtf8(keys(queue).resultKey(jobId)));
+		return (raw != null) ? Optional.of(this.serializer.deserialize(raw, type)) : Optional.empty();
+	}
+
+	Batch openBatch(String queue, @Nullable String id, int maxConcurrency, int priority,
+			@Nullable String completionQueue, @Nullable Object completionPayload, @Nullable Integer maxAttempts,
+			Map<String, String> headerValues) {
+		QueueKeys k = keys(queue);
+		register(k);
+		byte[] completion = (completionPayload != null) ? this.serializer.serialize(completionPayload) : new byte[0];
+		if (completion.length > this.settings.maxPayloadBytes()) {
+			throw new PayloadTooLargeException(String.valueOf(completionQueue), completion.length,
+					this.settings.maxPayloadBytes());
+		}
+		List<Object> reply = runBatch(queue, "open", (id != null) ? id : "", encodeNumber(maxConcurrency),
+				encodeNumber(priority), encodeUtf8((completionQueue != null) ? completionQueue : ""), completion,
+				encodeNumber(this.settings.batchRetention().toMillis()),
+				encodeNumber((maxAttempts != null) ? maxAttempts : this.settings.defaultMaxAttempts()),
+				this.serializer.serializeHeaders(headerValues));
+		String batchId = ScriptReplies.text(reply.get(0));
+		if (ScriptReplies.asLong(reply.get(1)) == 0) {
+			throw new QueueBatchException("Queue '" + queue + "' has a batch '" + batchId + "' already; batch ids are "
+					+ "unique per queue for as long as a batch is kept (its retention after it finished)");
+		}
+		return new Batch(this, queue, batchId);
+	}
+
+	List<String> addToBatch(String queue, String batchId, Collection<?> payloads) {
+		List<byte[]> serialized = new ArrayList<>(payloads.size());
+		for (Object payload : payloads) {
+			if (payload == null) {
+				throw new IllegalArgumentException("Payload for batch '" + batchId + "' of queue '" + queue
+						+ "' must not be null");
+			}
+			byte[] bytes = this.serializer.serialize(payload);
+			if (bytes.length > this.settings.maxPayloadBytes()) {
+				throw new PayloadTooLargeException(queue, bytes.length, this.settings.maxPayloadBytes());
+			}
+			serialized.add(bytes);
+		}
+		List<String> ids = new ArrayList<>(serialized.size());
+		int chunk = Math.min(BATCH_CHUNK, this.settings.enqueueChunk());
+		for (int from = 0; from < serialized.size(); from += chunk) {
+			List<byte[]> part = serialized.subList(from, Math.min(from + chunk, serialized.size()));
+			List<byte[]> args = new ArrayList<>(part.size() + 1);
+			args.add(encodeNumber(part.size()));
+			args.addAll(part);
+			List<Object> reply = runBatch(queue, "add", batchId, args.toArray(new byte[0][]));
+			if (ScriptReplies.asLong(reply.get(0)) != 1) {
+				String state = ScriptReplies.text(reply.get(1));
+				if ("missing".equals(state)) {
+					throw QueueBatchException.missing(queue, batchId);
+				}
+				throw new QueueBatchException("Batch '" + batchId + "' of queue '" + queue + "' is " + state
+						+ ": sub-jobs can be added to an open batch only");
+			}
+			for (int i = 2; i < reply.size(); i++) {
+				ids.add(ScriptReplies.text(reply.get(i)));
+			}
+		}
+		record(queue, JobOutcome.ENQUEUED, ids.size());
+		return ids;
+	}
+
+	BatchStatus sealBatch(String queue, String batchId) {
+		List<Object> reply = runBatch(queue, "seal", batchId);
+		String state = ScriptReplies.text(reply.get(1));
+		if (ScriptReplies.asLong(reply.get(0)) != 1) {
+			if ("missing".equals(state)) {
+				throw QueueBatchException.missing(queue, batchId);
+			}
+			throw new QueueBatchException(
+					"Batch '" + batchId + "' of queue '" + queue + "' is " + state + ": only an open batch can be sealed");
+		}
+		if (BatchState.of(state).isFinished()) {
+			this.batches.forward(queue);
+		}
+		return batchStatus(queue, batchId).orElseThrow(() -> QueueBatchException.missing(queue, batchId));
+	}
+
+	/** Enqueue one serialized payload (the completion job of a batch). */
+	void enqueueRaw(String queue, byte[] payload, JobOptions options) {
+		enqueueSerialized(queue, keys(queue), List.of(payload), options, options.getHeaders());
+	}
+
+	/**
+	 * Hand off the completion jobs of the queue's finished batches now (the reaper calls it on
+	 * each pass; fetch loops and completions call it when Redis reports such batches).
+	 * @param queue the queue
+	 * @return how many completion jobs were enqueued
+	 */
+	public int forwardBatchCompletions(String queue) {
+		return this.batches.forward(queue);
+	}
+
+	List<Object> runBatch(String queue, String op, String batchId, byte[]... more) {
+		List<byte[]> args = new ArrayList<>(2 + more.length);
+		args.add(encodeAscii(op));
+		args.add(encodeUtf8(batchId));
+		Collections.addAll(args, more);
+		return this.executor.run(this.executor.scripts().batch(), keys(queue), args);
+	}
+
+	/** Stops the batch notification listener and its fallback reads. */
+	@Override
+	public void destroy() {
+		this.batches.stop();
 	}
 
 	/**

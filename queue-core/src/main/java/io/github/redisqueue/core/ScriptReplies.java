@@ -53,8 +53,17 @@ final class ScriptReplies {
 	/** {@code reserve.lua}: "server time (ms)". */
 	static final int RESERVE_SERVER_TIME = 6;
 
+	/** {@code reserve.lua}: "finished batches whose completion job waits to be handed off". */
+	static final int RESERVE_BATCHES_DONE = 7;
+
 	/** {@code reserve.lua}: "then per job: [...]", from here on. */
-	static final int RESERVE_FIRST_JOB = 7;
+	static final int RESERVE_FIRST_JOB = 8;
+
+	/** {@code batch.lua} 'status': values per batch, from "state" to "waiting". */
+	static final int BATCH_STATUS_STRIDE = 12;
+
+	/** {@code batch.lua} 'pending': values per batch, from the id to "created at". */
+	static final int BATCH_PENDING_STRIDE = 11;
 
 	/** {@code reserve.lua}, per job: "id". */
 	static final int JOB_ID = 0;
@@ -170,6 +179,9 @@ final class ScriptReplies {
 	/** {@code reap.lua}: "taken from silent workers". */
 	static final int REAP_ABANDONED = 5;
 
+	/** {@code reap.lua}: "finished batches whose completion job waits to be handed off". */
+	static final int REAP_BATCHES_DONE = 6;
+
 	/** {@code release.lua}: "in worker mode the count taken back". */
 	static final int RELEASE_WORKER_TAKEN = 0;
 
@@ -220,9 +232,9 @@ final class ScriptReplies {
 	 * The nine values {@code enqueue.lua} takes per job after payload and headers: "priority,
 	 * delay ms, run-at ms (0 = none), uniqueness key ('' = none), uniqueness window ms after
 	 * completion, expire-after ms (0 = none), max attempts, idempotency key ('' = none),
-	 * idempotency window ms".
+	 * idempotency window ms, group key ('' = none), group concurrency".
 	 */
-	static byte[][] jobOptionArgs(JobOptions options, int defaultMaxAttempts) {
+	static byte[][] jobOptionArgs(JobOptions options, int defaultMaxAttempts, int groupConcurrency) {
 		int maxAttempts = (options.getMaxAttempts() != null) ? options.getMaxAttempts() : defaultMaxAttempts;
 		return new byte[][] { encodeNumber(options.getPriority()), encodeNumber(millis(options.getDelay())),
 				encodeNumber((options.getRunAt() != null) ? options.getRunAt().toEpochMilli() : 0),
@@ -230,7 +242,8 @@ final class ScriptReplies {
 				encodeNumber(options.getUniqueFor().toMillis()), encodeNumber(millis(options.getExpireAfter())),
 				encodeNumber(maxAttempts),
 				(options.getIdempotencyKey() != null) ? encodeUtf8(options.getIdempotencyKey()) : EMPTY,
-				encodeNumber(options.getIdempotencyWindow().toMillis()) };
+				encodeNumber(options.getIdempotencyWindow().toMillis()),
+				(options.getGroup() != null) ? encodeUtf8(options.getGroup()) : EMPTY, encodeNumber(groupConcurrency) };
 	}
 
 	/** One leading argument, then "pairs of id and token" ({@code complete}, {@code extend}, {@code release}). */
@@ -278,7 +291,7 @@ final class ScriptReplies {
 				(int) asLong(reply.get(RESERVE_RECLAIMED)), (int) asLong(reply.get(RESERVE_EXPIRED)),
 				(int) asLong(reply.get(RESERVE_REFUSED)), (int) asLong(reply.get(RESERVE_MISSING)),
 				instant(reply.get(RESERVE_SERVER_TIME)));
-		return new ReserveReply(reservation, waits);
+		return new ReserveReply(reservation, waits, asLong(reply.get(RESERVE_BATCHES_DONE)));
 	}
 
 	static QueueCounts counts(String queue, List<?> reply) {
@@ -384,6 +397,40 @@ final class ScriptReplies {
 		return new WorkerReleaseReply(asLong(reply.get(RELEASE_WORKER_TAKEN)), asLong(reply.get(RELEASE_WORKER_CURSOR)));
 	}
 
+	/**
+	 * {@code batch.lua} 'status' from {@code at}: "state, cap, priority, total, admitted,
+	 * completed, dead, cancelled, created at, finished at, completion queue, waiting".
+	 */
+	static BatchStatus batchStatus(String queue, String id, List<?> reply, int at) {
+		long finishedAt = asLong(reply.get(at + 9));
+		String completionQueue = text(reply.get(at + 10));
+		return new BatchStatus(queue, id, BatchState.of(text(reply.get(at))), (int) asLong(reply.get(at + 1)),
+				(int) asLong(reply.get(at + 2)), asLong(reply.get(at + 3)), asLong(reply.get(at + 11)),
+				asLong(reply.get(at + 4)), asLong(reply.get(at + 5)), asLong(reply.get(at + 6)),
+				asLong(reply.get(at + 7)), Instant.ofEpochMilli(asLong(reply.get(at + 8))),
+				(finishedAt > 0) ? Instant.ofEpochMilli(finishedAt) : null,
+				completionQueue.isEmpty() ? null : completionQueue);
+	}
+
+	/** {@code batch.lua} 'list': "the number of open batches, then per batch its id and the 12 values of 'status'". */
+	static List<BatchStatus> batchList(String queue, List<?> reply) {
+		List<BatchStatus> batches = new ArrayList<>();
+		for (int at = 1; at + 1 + BATCH_STATUS_STRIDE <= reply.size(); at += 1 + BATCH_STATUS_STRIDE) {
+			batches.add(batchStatus(queue, text(reply.get(at)), reply, at + 1));
+		}
+		return batches;
+	}
+
+	/** {@code complete.lua}: the per-pair results, without the trailing count of finished batches. */
+	static List<?> completeCodes(List<?> reply) {
+		return reply.subList(0, Math.max(0, reply.size() - 1));
+	}
+
+	/** {@code complete.lua}: "then the number of finished batches whose completion job waits to be handed off". */
+	static long completeBatchesDone(List<?> reply) {
+		return reply.isEmpty() ? 0 : asLong(reply.get(reply.size() - 1));
+	}
+
 	/** Per pair of {@code complete.lua} and {@code release.lua}: done, stale token, or no such job. */
 	static List<AckResult> ackResults(List<?> reply) {
 		List<AckResult> results = new ArrayList<>(reply.size());
@@ -432,7 +479,7 @@ final class ScriptReplies {
 		return (value instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(value);
 	}
 
-	private static byte[] bytes(@Nullable Object value) {
+	static byte[] bytes(@Nullable Object value) {
 		return (value instanceof byte[] b) ? b : EMPTY;
 	}
 
@@ -470,7 +517,7 @@ final class ScriptReplies {
 	}
 
 	/** A decoded {@code reserve.lua} reply: the reservation, and each job's wait in the same order. */
-	record ReserveReply(Reservation reservation, List<Duration> waits) {
+	record ReserveReply(Reservation reservation, List<Duration> waits, long batchesDone) {
 	}
 
 	/** A decoded {@code dead.lua} reply. */

@@ -67,7 +67,10 @@ final class JobProcessor {
 		}
 		DefaultAcknowledgement ack = new DefaultAcknowledgement(this.operations, this.queue, running, this.failures);
 		try {
-			invoke(job, ack);
+			Object result = invoke(job, ack);
+			if (result != null) {
+				storeResult(job, result);
+			}
 			acknowledgements.onSuccess(running, ack);
 		}
 		catch (Throwable ex) {
@@ -81,13 +84,23 @@ final class JobProcessor {
 		}
 	}
 
-	private void invoke(ReservedJob job, Acknowledgement ack) throws Exception {
+	/** A result that cannot be stored is logged; the job still succeeded. */
+	private void storeResult(ReservedJob job, Object result) {
+		try {
+			this.operations.storeResult(this.queue, job.id(), result);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Result of job {} of queue '{}' is not stored: {}", job.id(), this.queue, ex.getMessage());
+		}
+	}
+
+	private @Nullable Object invoke(ReservedJob job, Acknowledgement ack) throws Exception {
 		Observation observation = QueueObservation.LISTENER.observation(this.observationConvention,
 				QueueListenerObservationConvention.DEFAULT, () -> new QueueListenerContext(job.queue(), job.id(), job.headers(), this.containerId),
 				this.observationRegistry);
 		observation.start();
 		try (Observation.Scope scope = observation.openScope()) {
-			this.listener.onJob(job, ack);
+			return this.listener.onJobWithResult(job, ack);
 		}
 		catch (Exception | Error ex) {
 			observation.error(ex);

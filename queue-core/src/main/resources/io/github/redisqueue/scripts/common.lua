@@ -23,8 +23,17 @@ local K_READY, K_DELAYED, K_INFLIGHT, K_DEAD = KEYS[1], KEYS[2], KEYS[3], KEYS[4
 local K_DONE, K_EXPIRY, K_WAKE, K_SEQ, K_PAUSED, K_STATS = KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
 local K_WOKEN, K_LIVE = KEYS[11], KEYS[12]
 local JOB, UNIQUE = ARGV[1], ARGV[2]
--- idempotency keys live beside the job hashes: <queue tag>:idem:<key>
-local IDEM = string.sub(JOB, 1, -5) .. 'idem:'
+-- keys named after the job hash prefix, all in the queue's hash tag: <queue tag>:idem:<key>
+-- (idempotency keys), <queue tag>:batch:<id> (a batch's hash; its waiting list, active set and
+-- list of sub-jobs add ':wait', ':active' and ':jobs'), <queue tag>:group:<key> (a group's hash,
+-- with ':wait' and ':active'), <queue tag>:batches (open batches, score = creation time) and
+-- <queue tag>:batches:done (finished batches whose completion job is not handed off yet)
+local BASE = string.sub(JOB, 1, -5)
+local IDEM = BASE .. 'idem:'
+local BATCH, GROUP = BASE .. 'batch:', BASE .. 'group:'
+local K_BATCHES, K_BATCHES_DONE = BASE .. 'batches', BASE .. 'batches:done'
+-- most jobs one batch or group may have admitted (within its cap) at once
+local MAX_GATE_CAP = 1000
 local WAKE_CAP = 8
 -- sequence numbers stay below 10^12 so that priority bands never overlap
 local MAX_SEQ = 999999999999
@@ -43,6 +52,25 @@ end
 -- integers as exact decimal strings (Lua's default number formatting loses digits past 14)
 local function int(n)
   return string.format('%d', n)
+end
+
+-- the next free id: the counter, or past it when the counter fell behind existing jobs (it was
+-- lost, say by eviction), so that no job hash is ever overwritten
+local function new_id()
+  local seq = redis.call('INCR', K_SEQ)
+  if redis.call('EXISTS', JOB .. int(seq)) == 0 then
+    return seq
+  end
+  local step = 1
+  for _ = 1, 62 do
+    seq = seq + step
+    if redis.call('EXISTS', JOB .. int(seq)) == 0 then
+      redis.call('SET', K_SEQ, int(seq))
+      return seq
+    end
+    step = step * 2
+  end
+  error('no free job id found')
 end
 
 -- higher priority first, FIFO within a priority: priority in [-1000, 1000], seq capped below 10^12
@@ -106,13 +134,143 @@ local function release_unique(id, ukey, ttl, completed)
   end
 end
 
+-- Batches and groups are gates: a hash with the cap ('cap') and the number of jobs admitted
+-- ('admitted'), a list of jobs waiting for a place (':wait') and the set of admitted jobs
+-- (':active'). An admitted job is an ordinary job of the queue (ready, leased, or waiting for a
+-- retry); a job waiting at its gate has state 'waiting' and sits in no set of the queue. A job
+-- leaves the active set only when it ends (completed, dead or cancelled), and only then is the
+-- next waiting job admitted, at the end of its priority level: so at no time do more jobs of one
+-- gate hold a lease than its cap, and gates of equal priority take turns.
+
+-- admits waiting jobs of gate gk while it has room (kind 'batch' or 'group', for the counters);
+-- walks at most 25 entries that are no longer waiting. Returns how many were admitted.
+local function admit(gk, kind, now)
+  local g = redis.call('HMGET', gk, 'cap', 'admitted', 'state')
+  local cap, admitted = tonumber(g[1]) or 0, tonumber(g[2]) or 0
+  if g[3] == 'cancelling' or g[3] == 'cancelled' then
+    return 0
+  end
+  local n, budget = 0, 25
+  while admitted < cap and budget > 0 do
+    local id = redis.call('LPOP', gk .. ':wait')
+    if not id then
+      break
+    end
+    local jk = JOB .. id
+    local f = redis.call('HMGET', jk, 'state', 'priority', 'expireAt')
+    if f[1] == 'waiting' and tonumber(f[2]) then
+      local score = ready_score(tonumber(f[2]), redis.call('INCR', K_SEQ))
+      redis.call('HSET', jk, 'state', 'ready', 'score', score, 'readyAt', now)
+      redis.call('ZADD', K_READY, score, id)
+      if (tonumber(f[3]) or 0) > 0 then
+        redis.call('ZADD', K_EXPIRY, f[3], id)
+      end
+      redis.call('SADD', gk .. ':active', id)
+      admitted = admitted + 1
+      n = n + 1
+    else
+      budget = budget - 1
+    end
+  end
+  if n > 0 then
+    redis.call('HSET', gk, 'admitted', admitted)
+    redis.call('HINCRBY', K_STATS, kind .. 'Waiting', -n)
+    redis.call('HINCRBY', K_STATS, kind .. 'Active', n)
+    wake(n)
+  end
+  return n
+end
+
+-- a batch whose every sub-job ended, once sealed (or cancelled), finishes: exactly once, since
+-- its state leaves 'sealed' here. With a completion queue it goes to the hand-off set, to be
+-- enqueued there by the next client that looks (see batch.lua 'pending'); its keys expire after
+-- its retention once handed off, at once when there is nothing to hand off. A blocked consumer is
+-- woken so that it looks, and subscribers of the channel <queue tag>:batches learn the batch id.
+local function finish_batch(bid, now)
+  local bk = BATCH .. bid
+  local b = redis.call('HMGET', bk, 'state', 'total', 'completed', 'dead', 'cancelled', 'onComplete', 'retention')
+  if b[1] ~= 'sealed' and b[1] ~= 'cancelling' then
+    return false
+  end
+  local ended = (tonumber(b[3]) or 0) + (tonumber(b[4]) or 0) + (tonumber(b[5]) or 0)
+  if ended < (tonumber(b[2]) or 0) then
+    return false
+  end
+  local final = (b[1] == 'sealed') and 'completed' or 'cancelled'
+  redis.call('HSET', bk, 'state', final, 'finishedAt', now, 'admitted', 0)
+  redis.call('DEL', bk .. ':wait', bk .. ':active')
+  redis.call('ZREM', K_BATCHES, bid)
+  if b[6] and b[6] ~= '' then
+    redis.call('ZADD', K_BATCHES_DONE, now, bid)
+    wake(1)
+  else
+    local ttl = math.max(1, tonumber(b[7]) or 1)
+    redis.call('PEXPIRE', bk, ttl)
+    redis.call('PEXPIRE', bk .. ':jobs', ttl)
+  end
+  redis.call('HINCRBY', K_STATS, 'batches' .. (final == 'completed' and 'Completed' or 'Cancelled'), 1)
+  redis.call('PUBLISH', BASE .. 'batches', bid)
+  return true
+end
+
+-- a job of a batch or a group ended with outcome 'completed', 'dead' or 'cancelled': its place is
+-- freed, the next waiting job admitted, and a batch whose last sub-job this was finishes. The
+-- job's 'batch' and 'group' fields are cleared (the batch id stays in 'ofBatch'), so an end is
+-- counted once even if the job runs again later (a dead sub-job retried by an operator is a plain
+-- job). Call it while the job hash still exists.
+local function gate_end(id, batch, group, outcome, now)
+  local kind, gk
+  if batch and batch ~= '' then
+    kind, gk = 'batch', BATCH .. batch
+    redis.call('HSET', JOB .. id, 'batch', '', 'ofBatch', batch)
+  elseif group and group ~= '' then
+    kind, gk = 'group', GROUP .. group
+    redis.call('HSET', JOB .. id, 'group', '')
+  else
+    return
+  end
+  if redis.call('EXISTS', gk) == 0 then
+    return
+  end
+  if redis.call('SREM', gk .. ':active', id) == 1 then
+    redis.call('HINCRBY', gk, 'admitted', -1)
+    redis.call('HINCRBY', K_STATS, kind .. 'Active', -1)
+  end
+  if kind == 'batch' then
+    redis.call('HINCRBY', gk, outcome, 1)
+    admit(gk, kind, now)
+    finish_batch(batch, now)
+  else
+    admit(gk, kind, now)
+    if (tonumber(redis.call('HGET', gk, 'admitted')) or 0) <= 0 and redis.call('LLEN', gk .. ':wait') == 0 then
+      redis.call('DEL', gk, gk .. ':active')
+    end
+  end
+end
+
+-- removes a job of a cancelled batch that holds no lease (ready, or waiting for a retry)
+local function cancel_job(id, batch, now)
+  redis.call('ZREM', K_READY, id)
+  redis.call('ZREM', K_DELAYED, dmember(id))
+  redis.call('ZREM', K_EXPIRY, id)
+  gate_end(id, batch, nil, 'cancelled', now)
+  redis.call('DEL', JOB .. id)
+  redis.call('HINCRBY', K_STATS, 'cancelled', 1)
+end
+
+-- whether a job belongs to a batch being cancelled
+local function batch_cancelling(batch)
+  return batch and batch ~= '' and redis.call('HGET', BATCH .. batch, 'state') == 'cancelling'
+end
+
 local function to_dead(id, reason, now)
   local jk = JOB .. id
   redis.call('HSET', jk, 'state', 'dead', 'error', reason, 'finishedAt', now, 'worker', '')
   redis.call('ZADD', K_DEAD, now, id)
-  local u = redis.call('HMGET', jk, 'uniqueKey', 'uniqueTtl')
+  local u = redis.call('HMGET', jk, 'uniqueKey', 'uniqueTtl', 'batch', 'group')
   release_unique(id, u[1], u[2], false)
   redis.call('HINCRBY', K_STATS, 'dead', 1)
+  gate_end(id, u[3], u[4], 'dead', now)
 end
 
 -- takes in-flight jobs from a holder that gave no outcome (its lease ran out, it stopped
@@ -287,7 +445,7 @@ end
 -- token (someone reserved it since), -1 no such job.
 local function complete_job(id, token, retention, now)
   local jk = JOB .. id
-  local f = redis.call('HMGET', jk, 'state', 'token', 'uniqueKey', 'uniqueTtl', 'attempts')
+  local f = redis.call('HMGET', jk, 'state', 'token', 'uniqueKey', 'uniqueTtl', 'attempts', 'batch', 'group')
   if not f[1] then
     return -1
   end
@@ -307,6 +465,7 @@ local function complete_job(id, token, retention, now)
     redis.call('ZREM', K_EXPIRY, id)
   end
   release_unique(id, f[3], f[4], true)
+  gate_end(id, f[6], f[7], 'completed', now)
   if retention > 0 then
     redis.call('HSET', jk, 'state', 'completed', 'finishedAt', now, 'worker', '',
       'attempts', (tonumber(f[5]) or 0) + 1)

@@ -1,6 +1,7 @@
 -- Acknowledges jobs. ARGV[3] = retention ms of completed jobs (0 deletes them at once), then
 -- pairs of id and lease token. Returns per pair: 1 acknowledged, 2 already completed under that
--- token, 0 stale token (someone else reserved the job since), -1 no such job.
+-- token, 0 stale token (someone else reserved the job since), -1 no such job; then the number of
+-- finished batches whose completion job waits to be handed off.
 local now = now_ms()
 local retention = tonumber(ARGV[3])
 local out = {}
@@ -15,4 +16,5 @@ end
 if done > 0 then
   count_completed(done, now)
 end
+out[#out + 1] = redis.call('ZCARD', K_BATCHES_DONE)
 return out

@@ -1,7 +1,9 @@
--- Enqueues one or more jobs. ARGV[3] = job count, then 11 values per job:
+-- Enqueues one or more jobs. ARGV[3] = job count, then 13 values per job:
 -- payload, headers, priority, delay ms, run-at ms (0 = none), uniqueness key ('' = none),
 -- uniqueness window ms after completion, expire-after ms (0 = none), max attempts,
--- idempotency key ('' = none), idempotency window ms.
+-- idempotency key ('' = none), idempotency window ms, group key ('' = none), group concurrency.
+-- A job of a group whose concurrency is taken waits at the group (state 'waiting', see admit);
+-- a grouped job is never delayed (the caller refuses it).
 -- Returns id, created flag (1 new, 0 refused as duplicate: id is the existing job's) per job.
 -- Refuses the whole call, before writing anything, when the queue's sequence would pass 10^12.
 local now = now_ms()
@@ -10,29 +12,10 @@ if (tonumber(redis.call('GET', K_SEQ)) or 0) + n > MAX_SEQ then
   return redis.error_reply('ERR queue sequence exhausted: a queue takes at most ' .. int(MAX_SEQ) .. ' jobs')
 end
 
--- the next free id: the counter, or past it when the counter fell behind existing jobs (it was
--- lost, say by eviction), so that no job hash is ever overwritten
-local function new_id()
-  local seq = redis.call('INCR', K_SEQ)
-  if redis.call('EXISTS', JOB .. int(seq)) == 0 then
-    return seq
-  end
-  local step = 1
-  for _ = 1, 62 do
-    seq = seq + step
-    if redis.call('EXISTS', JOB .. int(seq)) == 0 then
-      redis.call('SET', K_SEQ, int(seq))
-      return seq
-    end
-    step = step * 2
-  end
-  error('no free job id found')
-end
-
 local out = {}
 local woken, created = 0, 0
 for i = 0, n - 1 do
-  local o = 4 + i * 11
+  local o = 4 + i * 13
   local ukey, ikey = ARGV[o + 5], ARGV[o + 9]
   local existing = false
   if ikey ~= '' then
@@ -67,6 +50,18 @@ for i = 0, n - 1 do
     if due > now then
       state = 'delayed'
     end
+    local group = ARGV[o + 11]
+    local gk = GROUP .. group
+    if group ~= '' then
+      local g = redis.call('HMGET', gk, 'cap', 'admitted')
+      if not g[1] then
+        redis.call('HSET', gk, 'cap', math.max(1, math.min(MAX_GATE_CAP, tonumber(ARGV[o + 12]) or 1)), 'admitted', 0)
+        g = {ARGV[o + 12], '0'}
+      end
+      if (tonumber(g[2]) or 0) >= (tonumber(g[1]) or 1) or redis.call('LLEN', gk .. ':wait') > 0 then
+        state = 'waiting'
+      end
+    end
     redis.call('HSET', jk, 'payload', ARGV[o], 'headers', ARGV[o + 1], 'priority', priority,
       'score', score, 'attempts', 0, 'maxAttempts', ARGV[o + 8], 'token', 0, 'enqueuedAt', now,
       'dueAt', due, 'expireAt', expire_at, 'uniqueKey', ukey, 'uniqueTtl', ARGV[o + 6], 'state', state)
@@ -76,13 +71,24 @@ for i = 0, n - 1 do
     if ikey ~= '' then
       redis.call('SET', IDEM .. ikey, id, 'PX', ARGV[o + 10])
     end
-    if state == 'delayed' then
+    if group ~= '' then
+      redis.call('HSET', jk, 'group', group)
+    end
+    if state == 'waiting' then
+      redis.call('RPUSH', gk .. ':wait', id)
+      redis.call('HINCRBY', K_STATS, 'groupWaiting', 1)
+    elseif state == 'delayed' then
       delay_job(id, due)
     else
+      if group ~= '' then
+        redis.call('SADD', gk .. ':active', id)
+        redis.call('HINCRBY', gk, 'admitted', 1)
+        redis.call('HINCRBY', K_STATS, 'groupActive', 1)
+      end
       redis.call('ZADD', K_READY, score, id)
       woken = woken + 1
     end
-    if expire_at > 0 then
+    if expire_at > 0 and state ~= 'waiting' then
       redis.call('ZADD', K_EXPIRY, expire_at, id)
     end
     out[#out + 1] = id

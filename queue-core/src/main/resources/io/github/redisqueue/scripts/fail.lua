@@ -1,11 +1,11 @@
 -- Records a failed attempt. ARGV[3] id, ARGV[4] token, ARGV[5] error text, ARGV[6] 'retry' or
 -- 'dead', ARGV[7] retry delay ms. The attempt counts; a retry once the job's attempts reach its
--- max attempts dead-letters it.
+-- max attempts dead-letters it; a retry of a sub-job of a batch being cancelled removes it.
 -- Returns 1 retry scheduled, 2 dead-lettered, 0 stale token, -1 no such job.
 local now = now_ms()
 local id, token, err, mode, delay = ARGV[3], ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7])
 local jk = JOB .. id
-local names = {'state', 'token', 'attempts', 'maxAttempts', 'score'}
+local names = {'state', 'token', 'attempts', 'maxAttempts', 'score', 'batch'}
 local f = redis.call('HMGET', jk, unpack(names))
 local refused = not_held(f, token)
 if refused then
@@ -24,6 +24,11 @@ if mode ~= 'retry' or attempts >= tonumber(f[4]) then
   return 2
 end
 redis.call('HINCRBY', K_STATS, 'failed', 1)
+if batch_cancelling(f[6]) then
+  -- its batch is being cancelled: no retry
+  cancel_job(id, f[6], now)
+  return 1
+end
 if delay > 0 then
   redis.call('HSET', jk, 'state', 'delayed', 'dueAt', now + delay, 'error', err, 'worker', '')
   delay_job(id, now + delay)

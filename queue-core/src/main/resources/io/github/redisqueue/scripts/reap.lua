@@ -8,7 +8,8 @@
 -- container id; worker ids contain no '#', so the match is exact. The in-flight set is walked in
 -- slices, one per pass, from a cursor kept in the stats hash; once a walk reached the end, the
 -- workers that were silent when it began are forgotten.
--- Returns reclaimed, promoted, expired, purged completed, purged dead, taken from silent workers.
+-- Returns reclaimed, promoted, expired, purged completed, purged dead, taken from silent workers,
+-- finished batches whose completion job waits to be handed off.
 local now = now_ms()
 local limit = tonumber(ARGV[3])
 local done_ttl, dead_ttl = tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -66,4 +67,5 @@ local purged_dead = 0
 if dead_ttl > 0 then
   purged_dead = purge(K_DEAD, now - dead_ttl)
 end
-return {reclaimed, promoted, expired, purge(K_DONE, now - done_ttl), purged_dead, abandoned}
+return {reclaimed, promoted, expired, purge(K_DONE, now - done_ttl), purged_dead, abandoned,
+  redis.call('ZCARD', K_BATCHES_DONE)}

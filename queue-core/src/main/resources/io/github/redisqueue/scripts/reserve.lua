@@ -8,10 +8,11 @@
 -- of the jobs it hands out (written on the job). The first ARGV[10] jobs handed out start at once;
 -- the others are reserved ahead, to wait for a free thread, and are marked so (field 'ahead'): if
 -- their holder is lost, that loss counts under a wider limit (see take_back). A paused queue hands
--- out nothing.
+-- out nothing. A popped job of a batch being cancelled is removed instead (see cancel_job).
 -- A job's attempt is its attempts (runs that ended in a failure) plus one.
 -- Returns: next due time of a delayed job (-1 none), reclaimed, expired, count, acknowledgements
--- refused as stale, acknowledgements of jobs that no longer exist, server time (ms), then per
+-- refused as stale, acknowledgements of jobs that no longer exist, server time (ms), finished
+-- batches whose completion job waits to be handed off (see batch.lua 'pending'), then per
 -- job: id, payload, headers, attempt, max attempts, token, lease deadline, enqueued at, priority,
 -- ms it waited ready (by the server clock).
 local now = now_ms()
@@ -39,12 +40,12 @@ local override = tonumber(ARGV[9]) or 0
 local start_now = tonumber(ARGV[10]) or n
 local reclaimed = reclaim(now, tonumber(ARGV[6]))
 local _, expired = promote(now, promote_limit)
-local out = {0, reclaimed, expired, 0, stale, missing, now}
+local out = {0, reclaimed, expired, 0, stale, missing, now, 0}
 if redis.call('EXISTS', K_PAUSED) == 0 then
   local got = 0
   local deadline = now + lease
   local names = {'state', 'payload', 'headers', 'attempts', 'maxAttempts', 'token', 'enqueuedAt', 'priority',
-    'score', 'expireAt', 'dueAt', 'readyAt', 'lost'}
+    'score', 'expireAt', 'dueAt', 'readyAt', 'lost', 'batch'}
   while got < n and budget > 0 do
     local popped = redis.call('ZPOPMIN', K_READY, n - got)
     if #popped == 0 then
@@ -65,6 +66,9 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
         end
         if bad then
           to_dead(id, bad, now)
+          budget = budget - 1
+        elseif batch_cancelling(f[14]) then
+          cancel_job(id, f[14], now)
           budget = budget - 1
         elseif is_expired(f[10], f[4], f[13], now) then
           expire(id, now)
@@ -108,4 +112,5 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
 end
 out[1] = next_due()
 out[3] = expired
+out[8] = redis.call('ZCARD', K_BATCHES_DONE)
 return out

@@ -9,6 +9,8 @@ import io.github.redisqueue.listener.JobListener;
 import io.github.redisqueue.support.JobMetadata;
 import io.github.redisqueue.support.QueueHeaders;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
@@ -33,7 +35,13 @@ public class MessagingJobListenerAdapter implements JobListener {
 
 	@Override
 	public void onJob(ReservedJob job, Acknowledgement acknowledgement) throws Exception {
-		this.handlerMethod.invoke(toMessage(job, acknowledgement));
+		onJobWithResult(job, acknowledgement);
+	}
+
+	/** Calls the method; a value it returns is the job's result. */
+	@Override
+	public @Nullable Object onJobWithResult(ReservedJob job, Acknowledgement acknowledgement) throws Exception {
+		return this.handlerMethod.invoke(toMessage(job, acknowledgement));
 	}
 
 	static Message<byte[]> toMessage(ReservedJob job, Acknowledgement acknowledgement) {

@@ -1,0 +1,198 @@
+package io.github.redisqueue.core;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Builds a batch: sub-jobs of one queue of which at most {@link #maxConcurrency(int)} hold a
+ * lease at once, cluster-wide, with one completion job when every sub-job ended. Obtained from
+ * {@link QueueOperations#batch(String)}.
+ *
+ * <pre class="code">
+ * Batch batch = queues.batch("resize")
+ *     .priority(50)
+ *     .maxConcurrency(3)
+ *     .onComplete("resize-done", request)
+ *     .addAll(pieces)
+ *     .submit();
+ * </pre>
+ *
+ * @since 0.1.0
+ */
+public final class BatchBuilder {
+
+	/** Characters a batch id given by the caller may use. */
+	private static final Pattern ID = Pattern.compile("[A-Za-z0-9._:-]{1,100}");
+
+	private final QueueTemplate template;
+
+	private final String queue;
+
+	private int priority;
+
+	private int maxConcurrency = QueueSettings.MAX_CONCURRENCY_CAP;
+
+	private @Nullable String completionQueue;
+
+	private @Nullable Object completionPayload;
+
+	private @Nullable String id;
+
+	private @Nullable Integer maxAttempts;
+
+	private final Map<String, String> headers = new LinkedHashMap<>();
+
+	private final List<Object> payloads = new ArrayList<>();
+
+	BatchBuilder(QueueTemplate template, String queue) {
+		this.template = template;
+		this.queue = queue;
+	}
+
+	/**
+	 * Priority of every sub-job, from -1000 to 1000 (higher first); 0 by default.
+	 * @param priority the priority
+	 * @return this builder
+	 */
+	public BatchBuilder priority(int priority) {
+		if (priority < JobOptions.MIN_PRIORITY || priority > JobOptions.MAX_PRIORITY) {
+			throw new IllegalArgumentException("Priority " + priority + " is out of range: it must be from "
+					+ JobOptions.MIN_PRIORITY + " to " + JobOptions.MAX_PRIORITY);
+		}
+		this.priority = priority;
+		return this;
+	}
+
+	/**
+	 * The cap: at most this many sub-jobs of the batch hold a lease at any instant, whatever the
+	 * number of workers. From 1 to {@value QueueSettings#MAX_CONCURRENCY_CAP}, which is the default.
+	 * @param maxConcurrency the cap
+	 * @return this builder
+	 */
+	public BatchBuilder maxConcurrency(int maxConcurrency) {
+		if (maxConcurrency < 1 || maxConcurrency > QueueSettings.MAX_CONCURRENCY_CAP) {
+			throw new IllegalArgumentException("Batch concurrency " + maxConcurrency
+					+ " is out of range: it must be from 1 to " + QueueSettings.MAX_CONCURRENCY_CAP);
+		}
+		this.maxConcurrency = maxConcurrency;
+		return this;
+	}
+
+	/**
+	 * Enqueue one completion job to the given queue when the batch finishes. Its payload is the
+	 * {@link io.github.redisqueue.support.BatchCompletion}; its handler may declare a
+	 * {@code BatchCompletion} parameter.
+	 * @param queue the completion queue (may be the batch's own queue)
+	 * @return this builder
+	 */
+	public BatchBuilder onComplete(String queue) {
+		this.completionQueue = QueueNames.validate(queue);
+		this.completionPayload = null;
+		return this;
+	}
+
+	/**
+	 * Enqueue one completion job with the given payload to the given queue when the batch
+	 * finishes; its handler may also declare a {@code BatchCompletion} parameter for the counts.
+	 * @param queue the completion queue (may be the batch's own queue)
+	 * @param payload the completion job's payload, serialized now
+	 * @return this builder
+	 */
+	public BatchBuilder onComplete(String queue, Object payload) {
+		this.completionQueue = QueueNames.validate(queue);
+		this.completionPayload = Objects.requireNonNull(payload, "payload");
+		return this;
+	}
+
+	/**
+	 * Give the batch an id of your own (a request id, say) instead of a generated one: 1 to 100
+	 * letters, digits, '.', '_', ':' or '-'. Opening a batch whose id is taken fails.
+	 * @param id the id
+	 * @return this builder
+	 */
+	public BatchBuilder id(String id) {
+		if (!ID.matcher(id).matches()) {
+			throw new IllegalArgumentException("Batch id '" + JobOptions.Builder.abbreviate(id)
+					+ "' is invalid: it must have 1 to 100 letters, digits, '.', '_', ':' or '-'");
+		}
+		this.id = id;
+		return this;
+	}
+
+	/**
+	 * Attempts each sub-job may use, from 1 to 10,000; the template's default otherwise.
+	 * @param maxAttempts the attempts
+	 * @return this builder
+	 */
+	public BatchBuilder maxAttempts(int maxAttempts) {
+		this.maxAttempts = JobOptions.builder().maxAttempts(maxAttempts).build().getMaxAttempts();
+		return this;
+	}
+
+	/**
+	 * A string header stored with every sub-job.
+	 * @param name the name
+	 * @param value the value
+	 * @return this builder
+	 */
+	public BatchBuilder header(String name, String value) {
+		JobOptions.builder().header(name, value);
+		this.headers.put(name, value);
+		return this;
+	}
+
+	/**
+	 * Add a sub-job, sent by {@link #open()} or {@link #submit()}.
+	 * @param payload the payload
+	 * @return this builder
+	 */
+	public BatchBuilder add(Object payload) {
+		this.payloads.add(Objects.requireNonNull(payload, "payload"));
+		return this;
+	}
+
+	/**
+	 * Add sub-jobs, sent by {@link #open()} or {@link #submit()}; for very large batches,
+	 * {@link #open()} the batch and feed it in chunks with {@link Batch#addAll(Collection)}.
+	 * @param payloads the payloads
+	 * @return this builder
+	 */
+	public BatchBuilder addAll(Collection<?> payloads) {
+		payloads.forEach(this::add);
+		return this;
+	}
+
+	/**
+	 * Open the batch, add the sub-jobs given so far, and leave it open for more; it cannot finish
+	 * before {@link Batch#seal()}.
+	 * @return the batch
+	 * @throws QueueBatchException if a batch of the given id exists
+	 */
+	public Batch open() {
+		Batch batch = this.template.openBatch(this.queue, this.id, this.maxConcurrency, this.priority,
+				this.completionQueue, this.completionPayload, this.maxAttempts, this.headers);
+		if (!this.payloads.isEmpty()) {
+			batch.addAll(this.payloads);
+		}
+		return batch;
+	}
+
+	/**
+	 * Open the batch, add the sub-jobs and seal it.
+	 * @return the batch
+	 * @throws QueueBatchException if a batch of the given id exists
+	 */
+	public Batch submit() {
+		Batch batch = open();
+		batch.seal();
+		return batch;
+	}
+
+}
