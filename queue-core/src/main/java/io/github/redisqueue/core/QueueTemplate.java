@@ -410,6 +410,9 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		}
 		else if (result == FailResult.DEAD_LETTERED) {
 			record(queue, JobOutcome.DEAD_LETTERED, 1);
+			if (ScriptReplies.failBatchesDone(reply)) {
+				this.batches.forward(queue);
+			}
 		}
 		return result;
 	}

@@ -33,13 +33,14 @@ class ScriptRepliesTests {
 
 	@Test
 	void reserveReplyCarriesTheHeaderAndTenValuesPerJob() {
-		List<Object> reply = new ArrayList<>(List.of(5_000L, 2L, 1L, 2L, 3L, 4L, 1_000L));
+		List<Object> reply = new ArrayList<>(List.of(5_000L, 2L, 1L, 2L, 3L, 4L, 1_000L, 6L));
 		reply.addAll(job("11", "{\"a\":1}", "h1", 1, 3, 7, 61_000, 900, 5, 250));
 		reply.addAll(job("12", "\"b\"", "", 2, 5, 8, 62_000, 950, -3, 0));
 
 		ScriptReplies.ReserveReply decoded = ScriptReplies.reservation("mail", reply, RAW_HEADERS);
 
 		Reservation reservation = decoded.reservation();
+		assertThat(decoded.batchesDone()).isEqualTo(6);
 		assertThat(reservation.nextDue()).isEqualTo(Instant.ofEpochMilli(5_000));
 		assertThat(reservation.reclaimed()).isEqualTo(2);
 		assertThat(reservation.expired()).isEqualTo(1);
@@ -68,7 +69,7 @@ class ScriptRepliesTests {
 	@Test
 	void reserveReplyWithoutJobsOrDelayedJobs() {
 		ScriptReplies.ReserveReply decoded = ScriptReplies.reservation("mail",
-				List.of(-1L, 0L, 0L, 0L, 0L, 0L, 1_000L), RAW_HEADERS);
+				List.of(-1L, 0L, 0L, 0L, 0L, 0L, 1_000L, 0L), RAW_HEADERS);
 
 		assertThat(decoded.reservation().jobs()).isEmpty();
 		assertThat(decoded.reservation().nextDue()).isNull();
@@ -217,7 +218,7 @@ class ScriptRepliesTests {
 
 	@Test
 	void reapReplyInTheOrderOfTheResult() {
-		assertThat(ScriptReplies.reapResult(List.of(1L, 2L, 3L, 4L, 5L, 6L)))
+		assertThat(ScriptReplies.reapResult(List.of(1L, 2L, 3L, 4L, 5L, 6L, 0L)))
 			.isEqualTo(new ReapResult(1, 2, 3, 4, 5, 6));
 	}
 
@@ -270,12 +271,39 @@ class ScriptRepliesTests {
 			.idempotencyKey("order-1")
 			.build();
 
-		assertThat(texts(ScriptReplies.jobOptionArgs(options, 3))).containsExactly("-2", "3000", "0", "ü", "60000",
-				"3600000", "3", "order-1", "86400000");
+		assertThat(texts(ScriptReplies.jobOptionArgs(options, 3, 1))).containsExactly("-2", "3000", "0", "ü", "60000",
+				"3600000", "3", "order-1", "86400000", "", "1");
 		assertThat(texts(ScriptReplies.jobOptionArgs(JobOptions.builder()
 			.runAt(Instant.ofEpochMilli(5_000))
 			.maxAttempts(8)
-			.build(), 3))).containsExactly("0", "0", "5000", "", "0", "0", "8", "", "86400000");
+			.build(), 3, 1))).containsExactly("0", "0", "5000", "", "0", "0", "8", "", "86400000", "", "1");
+		assertThat(texts(ScriptReplies.jobOptionArgs(JobOptions.builder().group("customer-9").build(), 3, 4)))
+			.containsExactly("0", "0", "0", "", "0", "0", "3", "", "86400000", "customer-9", "4");
+	}
+
+	@Test
+	void batchStatusRepliesNameEveryValue() {
+		List<Object> status = List.of(bytes("sealed"), 3L, 50L, 10L, 3L, 2L, 1L, 0L, 1_000L, 0L, bytes("done"), 4L);
+
+		assertThat(ScriptReplies.batchStatus("resize", "b1", status, 0)).isEqualTo(new BatchStatus("resize", "b1",
+				BatchState.SEALED, 3, 50, 10, 4, 3, 2, 1, 0, Instant.ofEpochMilli(1_000), null, "done"));
+		List<Object> list = new ArrayList<>(List.of(2L, bytes("b1")));
+		list.addAll(status);
+		list.add(bytes("b2"));
+		list.addAll(List.of(bytes("completed"), 1L, 0L, 1L, 0L, 1L, 0L, 0L, 1_000L, 2_000L, bytes(""), 0L));
+		assertThat(ScriptReplies.batchList("resize", list)).extracting(BatchStatus::id, BatchStatus::state,
+				BatchStatus::finishedAt, BatchStatus::completionQueue)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple("b1", BatchState.SEALED, null, "done"),
+					org.assertj.core.groups.Tuple.tuple("b2", BatchState.COMPLETED, Instant.ofEpochMilli(2_000), null));
+	}
+
+	@Test
+	void completeRepliesEndWithTheFinishedBatches() {
+		List<Object> reply = List.of(1L, 0L, 2L, 5L);
+
+		assertThat(ScriptReplies.ackResults(ScriptReplies.completeCodes(reply))).containsExactly(AckResult.OK,
+				AckResult.STALE_TOKEN, AckResult.OK);
+		assertThat(ScriptReplies.completeBatchesDone(reply)).isEqualTo(5);
 	}
 
 	@Test
