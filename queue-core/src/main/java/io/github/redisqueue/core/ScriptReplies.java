@@ -353,6 +353,7 @@ final class ScriptReplies {
 		return switch (value) {
 			case "ready" -> JobState.READY;
 			case "delayed" -> JobState.DELAYED;
+			case "waiting" -> JobState.WAITING;
 			case "active" -> JobState.ACTIVE;
 			case "completed" -> JobState.COMPLETED;
 			case "dead" -> JobState.DEAD;

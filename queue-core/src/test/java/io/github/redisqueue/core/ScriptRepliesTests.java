@@ -187,9 +187,10 @@ class ScriptRepliesTests {
 
 	@Test
 	void everyJobStateIsKnown() {
-		assertThat(List.of("ready", "delayed", "active", "completed", "dead", "")).map(ScriptReplies::jobState)
-			.containsExactly(JobState.READY, JobState.DELAYED, JobState.ACTIVE, JobState.COMPLETED, JobState.DEAD,
-					JobState.UNKNOWN);
+		assertThat(List.of("ready", "delayed", "waiting", "active", "completed", "dead", ""))
+			.map(ScriptReplies::jobState)
+			.containsExactly(JobState.READY, JobState.DELAYED, JobState.WAITING, JobState.ACTIVE, JobState.COMPLETED,
+					JobState.DEAD, JobState.UNKNOWN);
 	}
 
 	@Test
