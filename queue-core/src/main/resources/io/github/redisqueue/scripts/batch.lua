@@ -41,8 +41,14 @@ end
 
 if op == 'open' then
   if bid == '' then
-    bid = int(redis.call('INCR', K_SEQ))
-    bk = BATCH .. bid
+    -- a new id from the sequence, past ids that callers gave their batches
+    for _ = 1, 10 do
+      bid = int(redis.call('INCR', K_SEQ))
+      bk = BATCH .. bid
+      if redis.call('EXISTS', bk) == 0 then
+        break
+      end
+    end
   end
   if redis.call('EXISTS', bk) == 1 then
     return {bid, 0}

@@ -142,45 +142,6 @@ end
 -- next waiting job admitted, at the end of its priority level: so at no time do more jobs of one
 -- gate hold a lease than its cap, and gates of equal priority take turns.
 
--- admits waiting jobs of gate gk while it has room (kind 'batch' or 'group', for the counters);
--- walks at most 25 entries that are no longer waiting. Returns how many were admitted.
-local function admit(gk, kind, now)
-  local g = redis.call('HMGET', gk, 'cap', 'admitted', 'state')
-  local cap, admitted = tonumber(g[1]) or 0, tonumber(g[2]) or 0
-  if g[3] == 'cancelling' or g[3] == 'cancelled' then
-    return 0
-  end
-  local n, budget = 0, 25
-  while admitted < cap and budget > 0 do
-    local id = redis.call('LPOP', gk .. ':wait')
-    if not id then
-      break
-    end
-    local jk = JOB .. id
-    local f = redis.call('HMGET', jk, 'state', 'priority', 'expireAt')
-    if f[1] == 'waiting' and tonumber(f[2]) then
-      local score = ready_score(tonumber(f[2]), redis.call('INCR', K_SEQ))
-      redis.call('HSET', jk, 'state', 'ready', 'score', score, 'readyAt', now)
-      redis.call('ZADD', K_READY, score, id)
-      if (tonumber(f[3]) or 0) > 0 then
-        redis.call('ZADD', K_EXPIRY, f[3], id)
-      end
-      redis.call('SADD', gk .. ':active', id)
-      admitted = admitted + 1
-      n = n + 1
-    else
-      budget = budget - 1
-    end
-  end
-  if n > 0 then
-    redis.call('HSET', gk, 'admitted', admitted)
-    redis.call('HINCRBY', K_STATS, kind .. 'Waiting', -n)
-    redis.call('HINCRBY', K_STATS, kind .. 'Active', n)
-    wake(n)
-  end
-  return n
-end
-
 -- a batch whose every sub-job ended, once sealed (or cancelled), finishes: exactly once, since
 -- its state leaves 'sealed' here. With a completion queue it goes to the hand-off set, to be
 -- enqueued there by the next client that looks (see batch.lua 'pending'); its keys expire after
@@ -211,6 +172,62 @@ local function finish_batch(bid, now)
   redis.call('HINCRBY', K_STATS, 'batches' .. (final == 'completed' and 'Completed' or 'Cancelled'), 1)
   redis.call('PUBLISH', BASE .. 'batches', bid)
   return true
+end
+
+-- admits waiting jobs of gate gk while it has room (kind 'batch' or 'group', for the counters).
+-- A waiting entry whose job hash is gone or damaged ends as dead (with the reason, when the hash
+-- exists), so that its batch can still finish; at most 100 such entries are walked per call.
+-- Returns how many were admitted.
+local function admit(gk, kind, now)
+  local g = redis.call('HMGET', gk, 'cap', 'admitted', 'state')
+  local cap, admitted = tonumber(g[1]) or 0, tonumber(g[2]) or 0
+  if g[3] == 'cancelling' or g[3] == 'cancelled' then
+    return 0
+  end
+  local n, budget, broken = 0, 100, 0
+  while admitted < cap and budget > 0 do
+    local id = redis.call('LPOP', gk .. ':wait')
+    if not id then
+      break
+    end
+    local jk = JOB .. id
+    local f = redis.call('HMGET', jk, 'state', 'priority', 'expireAt')
+    if f[1] and f[1] ~= 'waiting' then
+      -- admitted or ended some other way already: not this gate's to count
+      budget = budget - 1
+    elseif not f[1] or not tonumber(f[2]) then
+      if redis.call('EXISTS', jk) == 1 then
+        local reason = (not f[1]) and 'corrupt job: field state is missing'
+          or ('corrupt job: field priority is ' .. (f[2] and ("'" .. string.sub(f[2], 1, 40) .. "'") or 'missing'))
+        redis.call('HSET', jk, 'state', 'dead', 'error', reason, 'finishedAt', now, 'batch', '', 'group', '')
+        redis.call('ZADD', K_DEAD, now, id)
+        redis.call('HINCRBY', K_STATS, 'dead', 1)
+      end
+      redis.call('HINCRBY', K_STATS, kind .. 'Waiting', -1)
+      broken = broken + 1
+      budget = budget - 1
+    else
+      local score = ready_score(tonumber(f[2]), redis.call('INCR', K_SEQ))
+      redis.call('HSET', jk, 'state', 'ready', 'score', score, 'readyAt', now)
+      redis.call('ZADD', K_READY, score, id)
+      if (tonumber(f[3]) or 0) > 0 then
+        redis.call('ZADD', K_EXPIRY, f[3], id)
+      end
+      redis.call('SADD', gk .. ':active', id)
+      admitted = admitted + 1
+      n = n + 1
+    end
+  end
+  if broken > 0 and kind == 'batch' then
+    redis.call('HINCRBY', gk, 'dead', broken)
+  end
+  if n > 0 then
+    redis.call('HSET', gk, 'admitted', admitted)
+    redis.call('HINCRBY', K_STATS, kind .. 'Waiting', -n)
+    redis.call('HINCRBY', K_STATS, kind .. 'Active', n)
+    wake(n)
+  end
+  return n
 end
 
 -- a job of a batch or a group ended with outcome 'completed', 'dead' or 'cancelled': its place is

@@ -347,4 +347,35 @@ class BatchIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(this.redis.hasKey("{rq:big}:batches:done")).isFalse();
 	}
 
+	@Test
+	void aWaitingSubJobWhoseHashWasDamagedOrDeletedEndsDeadSoTheBatchStillFinishes() {
+		QueueTemplate queues = template();
+		Batch batch = queues.batch("damaged").maxConcurrency(1).addAll(pieces(4)).submit();
+		List<String> waiting = this.redis.opsForList().range("{rq:damaged}:batch:" + batch.id() + ":wait", 0, -1);
+		assertThat(waiting).hasSize(3);
+		this.redis.opsForHash().put("{rq:damaged}:job:" + waiting.get(0), "priority", "high");
+		this.redis.delete("{rq:damaged}:job:" + waiting.get(1));
+
+		queues.complete("damaged", queues.reserve("damaged", 10, LEASE).get(0).ref());
+		queues.complete("damaged", queues.reserve("damaged", 10, LEASE).get(0).ref());
+
+		BatchStatus status = batch.status();
+		assertThat(status.state()).isEqualTo(BatchState.COMPLETED);
+		assertThat(status.completed()).isEqualTo(2);
+		assertThat(status.dead()).isEqualTo(2);
+		assertThat(new QueueAdmin(queues).job("damaged", waiting.get(0)).orElseThrow().lastError())
+			.isEqualTo("corrupt job: field priority is 'high'");
+	}
+
+	@Test
+	void aGeneratedIdPassesOverAnIdACallerGaveEarlier() {
+		QueueTemplate queues = template();
+		Batch first = queues.batch("ids").submit();
+		queues.batch("ids").id(String.valueOf(Long.parseLong(first.id()) + 1)).submit();
+
+		Batch next = queues.batch("ids").submit();
+
+		assertThat(Long.parseLong(next.id())).isGreaterThan(Long.parseLong(first.id()) + 1);
+	}
+
 }
