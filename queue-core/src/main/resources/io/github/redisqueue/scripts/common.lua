@@ -177,13 +177,9 @@ end
 -- admits waiting jobs of gate gk while it has room (kind 'batch' or 'group', for the counters).
 -- A waiting entry whose job hash is gone or damaged ends as dead (with the reason, when the hash
 -- exists), so that its batch can still finish; at most 100 such entries are walked per call.
--- Returns how many were admitted.
-local function admit(gk, kind, now)
-  local g = redis.call('HMGET', gk, 'cap', 'admitted', 'state')
-  local cap, admitted = tonumber(g[1]) or 0, tonumber(g[2]) or 0
-  if g[3] == 'cancelling' or g[3] == 'cancelled' then
-    return 0
-  end
+-- The caller read the gate's cap and admitted count; the count is written back when it changed
+-- (or when changed says the caller changed it). Returns how many were admitted and the count.
+local function admit_from(gk, kind, cap, admitted, changed, now)
   local n, budget, broken = 0, 100, 0
   while admitted < cap and budget > 0 do
     local id = redis.call('LPOP', gk .. ':wait')
@@ -221,47 +217,72 @@ local function admit(gk, kind, now)
   if broken > 0 and kind == 'batch' then
     redis.call('HINCRBY', gk, 'dead', broken)
   end
-  if n > 0 then
+  if n > 0 or changed then
     redis.call('HSET', gk, 'admitted', admitted)
+  end
+  if n > 0 then
     redis.call('HINCRBY', K_STATS, kind .. 'Waiting', -n)
     redis.call('HINCRBY', K_STATS, kind .. 'Active', n)
     wake(n)
   end
-  return n
+  return n, admitted
+end
+
+-- admits waiting jobs of gate gk while it has room (none once a batch is being cancelled)
+local function admit(gk, kind, now)
+  local g = redis.call('HMGET', gk, 'cap', 'admitted', 'state')
+  if g[3] == 'cancelling' or g[3] == 'cancelled' then
+    return 0
+  end
+  return admit_from(gk, kind, tonumber(g[1]) or 0, tonumber(g[2]) or 0, false, now)
 end
 
 -- a job of a batch or a group ended with outcome 'completed', 'dead' or 'cancelled': its place is
 -- freed, the next waiting job admitted, and a batch whose last sub-job this was finishes. The
 -- job's 'batch' and 'group' fields are cleared (the batch id stays in 'ofBatch'), so an end is
 -- counted once even if the job runs again later (a dead sub-job retried by an operator is a plain
--- job). Call it while the job hash still exists.
-local function gate_end(id, batch, group, outcome, now)
+-- job); pass deleting when the caller deletes the job hash next. Call it while the hash exists.
+local function gate_end(id, batch, group, outcome, now, deleting)
   local kind, gk
   if batch and batch ~= '' then
     kind, gk = 'batch', BATCH .. batch
-    redis.call('HSET', JOB .. id, 'batch', '', 'ofBatch', batch)
+    if not deleting then
+      redis.call('HSET', JOB .. id, 'batch', '', 'ofBatch', batch)
+    end
   elseif group and group ~= '' then
     kind, gk = 'group', GROUP .. group
-    redis.call('HSET', JOB .. id, 'group', '')
+    if not deleting then
+      redis.call('HSET', JOB .. id, 'group', '')
+    end
   else
     return
   end
-  if redis.call('EXISTS', gk) == 0 then
+  local g = redis.call('HMGET', gk, 'cap', 'admitted', 'state')
+  if not g[1] then
     return
   end
+  local admitted, changed = tonumber(g[2]) or 0, false
   if redis.call('SREM', gk .. ':active', id) == 1 then
-    redis.call('HINCRBY', gk, 'admitted', -1)
+    admitted, changed = admitted - 1, true
     redis.call('HINCRBY', K_STATS, kind .. 'Active', -1)
   end
   if kind == 'batch' then
     redis.call('HINCRBY', gk, outcome, 1)
-    admit(gk, kind, now)
-    finish_batch(batch, now)
-  else
-    admit(gk, kind, now)
-    if (tonumber(redis.call('HGET', gk, 'admitted')) or 0) <= 0 and redis.call('LLEN', gk .. ':wait') == 0 then
-      redis.call('DEL', gk, gk .. ':active')
+  end
+  if g[3] == 'cancelling' or g[3] == 'cancelled' then
+    if changed then
+      redis.call('HSET', gk, 'admitted', admitted)
     end
+  else
+    local _
+    _, admitted = admit_from(gk, kind, tonumber(g[1]) or 0, admitted, changed, now)
+  end
+  if kind == 'batch' then
+    if g[3] == 'sealed' or g[3] == 'cancelling' then
+      finish_batch(batch, now)
+    end
+  elseif admitted <= 0 and redis.call('LLEN', gk .. ':wait') == 0 then
+    redis.call('DEL', gk, gk .. ':active')
   end
 end
 
@@ -270,7 +291,7 @@ local function cancel_job(id, batch, now)
   redis.call('ZREM', K_READY, id)
   redis.call('ZREM', K_DELAYED, dmember(id))
   redis.call('ZREM', K_EXPIRY, id)
-  gate_end(id, batch, nil, 'cancelled', now)
+  gate_end(id, batch, nil, 'cancelled', now, true)
   redis.call('DEL', JOB .. id)
   redis.call('HINCRBY', K_STATS, 'cancelled', 1)
 end
@@ -287,7 +308,7 @@ local function to_dead(id, reason, now)
   local u = redis.call('HMGET', jk, 'uniqueKey', 'uniqueTtl', 'batch', 'group')
   release_unique(id, u[1], u[2], false)
   redis.call('HINCRBY', K_STATS, 'dead', 1)
-  gate_end(id, u[3], u[4], 'dead', now)
+  gate_end(id, u[3], u[4], 'dead', now, false)
 end
 
 -- takes in-flight jobs from a holder that gave no outcome (its lease ran out, it stopped
@@ -482,7 +503,7 @@ local function complete_job(id, token, retention, now)
     redis.call('ZREM', K_EXPIRY, id)
   end
   release_unique(id, f[3], f[4], true)
-  gate_end(id, f[6], f[7], 'completed', now)
+  gate_end(id, f[6], f[7], 'completed', now, retention <= 0)
   if retention > 0 then
     redis.call('HSET', jk, 'state', 'completed', 'finishedAt', now, 'worker', '',
       'attempts', (tonumber(f[5]) or 0) + 1)
