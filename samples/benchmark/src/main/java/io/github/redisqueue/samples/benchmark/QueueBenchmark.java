@@ -268,7 +268,8 @@ public final class QueueBenchmark {
 	}
 
 	private Measure start() {
-		return new Measure(CommandStats.of(this.redis.info("commandstats")), System.nanoTime(), processCpu());
+		return new Measure(CommandStats.of(this.redis.info("commandstats"), this.redis.sent()), System.nanoTime(),
+				processCpu());
 	}
 
 	private static long processCpu() {
@@ -297,7 +298,8 @@ public final class QueueBenchmark {
 		}
 
 		CommandStats.Delta commands() {
-			return CommandStats.of(QueueBenchmark.this.redis.info("commandstats")).since(this.before);
+			return CommandStats.of(QueueBenchmark.this.redis.info("commandstats"),
+					QueueBenchmark.this.redis.sent()).since(this.before);
 		}
 
 		long cpu() {
@@ -325,7 +327,7 @@ public final class QueueBenchmark {
 			out.append("redis-queue benchmark ").append(this.machine).append('\n');
 			out.append(Figures.header()).append('\n');
 			this.figures.forEach((figure) -> out.append(figure.row()).append('\n'));
-			out.append("rt/job = round trips per job (script calls + other client commands); eval/job = script calls;\n")
+			out.append("rt/job = round trips per job (commands the client sent: script calls + others); eval/job = script calls;\n")
 				.append("cmds/job = every command Redis executed, inside scripts included; cpu = JVM process CPU.\n");
 			out.append("delivered twice: ").append(this.duplicates).append(", never delivered: ").append(this.missing).append('\n');
 			if (!this.reference.isEmpty()) {
