@@ -35,11 +35,16 @@ public class Resizer {
 	 */
 	@QueueListener(id = "resizer", value = "resize")
 	public ResizedPiece resize(Piece piece) throws InterruptedException {
-		this.mostRunning.accumulateAndGet(this.running.incrementAndGet(), Math::max);
+		int running = this.running.incrementAndGet();
+		this.mostRunning.accumulateAndGet(running, Math::max);
 		try {
-			Thread.sleep(ThreadLocalRandom.current().nextInt(5, 100));
-			return new ResizedPiece(piece.index(), piece.image() + "." + piece.index() + ".small.png",
+			int millis = ThreadLocalRandom.current().nextInt(5, 100);
+			Thread.sleep(millis);
+			ResizedPiece resized = new ResizedPiece(piece.index(), piece.image() + "." + piece.index() + ".small.png",
 					ThreadLocalRandom.current().nextLong(10_000, 50_000));
+			logger.info("Tile {} of {} resized to {} ({} bytes, {} ms, running: {})", piece.index(), piece.image(),
+					resized.output(), resized.bytes(), millis, running);
+			return resized;
 		}
 		finally {
 			this.running.decrementAndGet();

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.test.RedisEndpoint;
 import io.github.redisqueue.test.TestRedis;
 import org.junit.jupiter.api.AfterEach;
@@ -50,17 +51,21 @@ class BatchResizeApplicationIntegrationTests {
 
 	@Test
 	void aRequestIsResizedWithinItsCapAndItsCompletionListenerRunsOnce() throws Exception {
+		// no tile runs before the event stream is open, so its first event is the untouched request
+		QueueAdminOperations admin = this.context.getBean(QueueAdminOperations.class);
+		admin.pause(ResizeController.QUEUE);
 		HttpResponse<String> created = post("/requests",
 				"{\"image\":\"cat.png\",\"pieces\":12,\"maxConcurrency\":3,\"priority\":50}");
 		assertThat(created.statusCode()).isEqualTo(201);
 		String location = created.headers().firstValue("Location").orElseThrow();
 		String id = location.substring(location.lastIndexOf('/') + 1);
 
-		List<String> events = events("/requests/" + id + "/events");
+		List<String> events = events("/requests/" + id + "/events", () -> admin.resume(ResizeController.QUEUE));
 
+		assertThat(events.get(0)).startsWith("event:progress").contains("\"waiting\":9").contains("\"active\":3")
+			.contains("\"completed\":0");
 		assertThat(events).last().asString().startsWith("event:finished").contains("\"state\":\"COMPLETED\"")
 			.contains("\"completed\":12");
-		assertThat(events).anyMatch((event) -> event.startsWith("event:progress"));
 		Resizer resizer = this.context.getBean(Resizer.class);
 		await().atMost(Duration.ofSeconds(10)).until(() -> resizer.finished().contains(id));
 		assertThat(resizer.finished()).containsExactly(id);
@@ -92,7 +97,8 @@ class BatchResizeApplicationIntegrationTests {
 			.statusCode()).isEqualTo(400);
 	}
 
-	private List<String> events(String path) throws Exception {
+	/** The events of a stream until it ends; {@code afterFirst} runs once the first one arrived. */
+	private List<String> events(String path, Runnable afterFirst) throws Exception {
 		HttpResponse<java.util.stream.Stream<String>> response = this.http.send(
 				HttpRequest.newBuilder(URI.create(this.base + path)).timeout(Duration.ofSeconds(30)).build(),
 				HttpResponse.BodyHandlers.ofLines());
@@ -103,6 +109,9 @@ class BatchResizeApplicationIntegrationTests {
 				if (!event.isEmpty()) {
 					events.add(event.toString());
 					event.setLength(0);
+					if (events.size() == 1) {
+						afterFirst.run();
+					}
 				}
 			}
 			else {
