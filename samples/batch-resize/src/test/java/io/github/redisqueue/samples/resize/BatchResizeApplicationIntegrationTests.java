@@ -69,7 +69,7 @@ class BatchResizeApplicationIntegrationTests {
 		Resizer resizer = this.context.getBean(Resizer.class);
 		await().atMost(Duration.ofSeconds(10)).until(() -> resizer.finished().contains(id));
 		assertThat(resizer.finished()).containsExactly(id);
-		assertThat(resizer.mostRunning()).isEqualTo(3);
+		assertThat(resizer.mostRunning()).isPositive().isLessThanOrEqualTo(3);
 		String results = get("/requests/" + id + "/results").body();
 		assertThat(results).contains("cat.png.0.small.png").contains("cat.png.11.small.png");
 		assertThat(get("/requests/" + id).body()).contains("\"total\":12").contains("\"maxConcurrency\":3");
