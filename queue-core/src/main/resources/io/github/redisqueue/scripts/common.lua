@@ -201,6 +201,7 @@ local function admit(gk, kind, name, g, now)
     local jk = JOB .. id
     local priority, expire_at, state = tonumber(g[9]), 0, 'waiting'
     if kind == 'group' then
+      redis.call('HINCRBY', K_STATS, 'groupWaiting', -1)
       local f = redis.call('HMGET', jk, 'state', 'priority', 'expireAt')
       state, priority, expire_at = f[1], tonumber(f[2]), tonumber(f[3]) or 0
       if state and state ~= 'waiting' then
@@ -232,6 +233,9 @@ local function admit(gk, kind, name, g, now)
     end
   end
   if n > 0 then
+    if kind == 'group' then
+      redis.call('HINCRBY', K_STATS, 'groupActive', n)
+    end
     wake(n)
   end
   return n
@@ -262,6 +266,9 @@ local function gate_end(id, batch, group, outcome, now, deleting)
     return
   end
   g[3] = (tonumber(g[3]) or 0) + 1
+  if kind == 'group' then
+    redis.call('HINCRBY', K_STATS, 'groupActive', -1)
+  end
   local n = 0
   if g[4] ~= 'cancelling' and g[4] ~= 'cancelled' then
     n = admit(gk, kind, name, g, now)

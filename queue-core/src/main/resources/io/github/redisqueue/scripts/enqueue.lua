@@ -77,11 +77,13 @@ for i = 0, n - 1 do
     end
     if state == 'waiting' then
       redis.call('RPUSH', gk .. ':wait', id)
+      redis.call('HINCRBY', K_STATS, 'groupWaiting', 1)
     elseif state == 'delayed' then
       delay_job(id, due)
     else
       if group ~= '' then
         redis.call('HINCRBY', gk, 'admits', 1)
+        redis.call('HINCRBY', K_STATS, 'groupActive', 1)
       end
       redis.call('ZADD', K_READY, score, id)
       woken = woken + 1

@@ -378,4 +378,30 @@ class BatchIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(Long.parseLong(next.id())).isGreaterThan(Long.parseLong(first.id()) + 1);
 	}
 
+	@Test
+	void countsShowTheSubJobsOfOpenBatchesAndTheJobsOfGroupsWaitingAndAdmitted() {
+		QueueTemplate queues = template();
+		QueueAdmin admin = new QueueAdmin(queues);
+		queues.batch("counted").maxConcurrency(2).addAll(pieces(5)).submit();
+		queues.batch("counted").maxConcurrency(1).addAll(pieces(3)).open();
+		for (int i = 0; i < 3; i++) {
+			queues.enqueue("counted", "grouped-" + i, JobOptions.builder().group("customer-1").build());
+		}
+
+		QueueCounts counts = admin.counts("counted");
+
+		assertThat(counts.total("batchWaiting")).isEqualTo(5);
+		assertThat(counts.total("batchActive")).isEqualTo(3);
+		assertThat(counts.total("groupWaiting")).isEqualTo(2);
+		assertThat(counts.total("groupActive")).isEqualTo(1);
+		assertThat(counts.ready()).isEqualTo(4);
+		List<ReservedJob> jobs = queues.reserve("counted", 10, LEASE);
+		jobs.forEach((job) -> queues.complete("counted", job.ref()));
+		QueueCounts after = admin.counts("counted");
+		assertThat(after.total("batchWaiting")).isEqualTo(2);
+		assertThat(after.total("batchActive")).isEqualTo(3);
+		assertThat(after.total("groupWaiting")).isEqualTo(1);
+		assertThat(after.total("groupActive")).isEqualTo(1);
+	}
+
 }
