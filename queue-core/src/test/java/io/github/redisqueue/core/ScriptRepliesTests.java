@@ -33,7 +33,7 @@ class ScriptRepliesTests {
 
 	@Test
 	void reserveReplyCarriesTheHeaderAndTenValuesPerJob() {
-		List<Object> reply = new ArrayList<>(List.of(5_000L, 2L, 1L, 2L, 3L, 4L, 1_000L));
+		List<Object> reply = new ArrayList<>(List.of(5_000L, 2L, 1L, 2L, 3L, 4L, 1_000L, 6L));
 		reply.addAll(job("11", "{\"a\":1}", "h1", 1, 3, 7, 61_000, 900, 5, 250));
 		reply.addAll(job("12", "\"b\"", "", 2, 5, 8, 62_000, 950, -3, 0));
 
@@ -63,12 +63,13 @@ class ScriptRepliesTests {
 		assertThat(second.headers()).containsEntry("raw", "");
 		assertThat(second.priority()).isEqualTo(-3);
 		assertThat(decoded.waits()).containsExactly(Duration.ofMillis(250), Duration.ZERO);
+		assertThat(decoded.batchesDone()).isEqualTo(6);
 	}
 
 	@Test
 	void reserveReplyWithoutJobsOrDelayedJobs() {
 		ScriptReplies.ReserveReply decoded = ScriptReplies.reservation("mail",
-				List.of(-1L, 0L, 0L, 0L, 0L, 0L, 1_000L), RAW_HEADERS);
+				List.of(-1L, 0L, 0L, 0L, 0L, 0L, 1_000L, 0L), RAW_HEADERS);
 
 		assertThat(decoded.reservation().jobs()).isEmpty();
 		assertThat(decoded.reservation().nextDue()).isNull();
@@ -270,12 +271,14 @@ class ScriptRepliesTests {
 			.idempotencyKey("order-1")
 			.build();
 
-		assertThat(texts(ScriptReplies.jobOptionArgs(options, 3))).containsExactly("-2", "3000", "0", "ü", "60000",
-				"3600000", "3", "order-1", "86400000");
+		assertThat(texts(ScriptReplies.jobOptionArgs(options, 3, 1))).containsExactly("-2", "3000", "0", "ü", "60000",
+				"3600000", "3", "order-1", "86400000", "", "1");
 		assertThat(texts(ScriptReplies.jobOptionArgs(JobOptions.builder()
 			.runAt(Instant.ofEpochMilli(5_000))
 			.maxAttempts(8)
-			.build(), 3))).containsExactly("0", "0", "5000", "", "0", "0", "8", "", "86400000");
+			.build(), 3, 1))).containsExactly("0", "0", "5000", "", "0", "0", "8", "", "86400000", "", "1");
+		assertThat(texts(ScriptReplies.jobOptionArgs(JobOptions.builder().group("tenant-7").build(), 3, 4)))
+			.containsExactly("0", "0", "0", "", "0", "0", "3", "", "86400000", "tenant-7", "4");
 	}
 
 	@Test
