@@ -8,7 +8,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Inspection and maintenance of queues: counts, one job, dead letters, pause, and the reaper.
+ * Inspection and maintenance of queues: counts, one job, dead letters, open batches, pause, and
+ * the reaper.
  *
  * @since 0.1.0
  * @see QueueAdmin
@@ -88,6 +89,18 @@ public interface QueueAdminOperations {
 	 * @return the page
 	 */
 	List<DeadJob> deadLetters(String queue, int offset, int count);
+
+	/**
+	 * A page of the queue's open batches (not finished: open, sealed or being cancelled), oldest
+	 * first, each with its progress, read in one script call. A batch that finishes between two
+	 * pages moves the later ones up by one.
+	 * @param queue the queue name
+	 * @param offset batches to skip
+	 * @param count most batches to return, from 1 to {@value QueueAdmin#MAX_BATCH_PAGE}
+	 * @return the page
+	 * @see QueueOperations#batchStatus(String, String)
+	 */
+	List<BatchStatus> batches(String queue, int offset, int count);
 
 	/**
 	 * Put a dead job back in the queue with no attempts used.

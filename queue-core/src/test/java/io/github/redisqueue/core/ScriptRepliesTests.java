@@ -96,6 +96,43 @@ class ScriptRepliesTests {
 	}
 
 	@Test
+	void batchAndGroupCountersReadAsLevelsOfTheQueue() {
+		List<Object> counters = List.of(bytes("batchWaiting"), bytes("7"), bytes("batchActive"), bytes("3"),
+				bytes("groupWaiting"), bytes("2"), bytes("groupActive"), bytes("1"), bytes("batchesOpened"),
+				bytes("5"), bytes("batchesCompleted"), bytes("2"), bytes("batchesCancelled"), bytes("1"));
+		QueueCounts counts = ScriptReplies.counts("mail", List.of(4L, 0L, 0L, 0L, 0L, 0L, counters, 0L, 0L, 0L));
+
+		assertThat(counts.batchJobsWaiting()).isEqualTo(7);
+		assertThat(counts.batchJobsActive()).isEqualTo(3);
+		assertThat(counts.groupJobsWaiting()).isEqualTo(2);
+		assertThat(counts.groupJobsActive()).isEqualTo(1);
+		assertThat(counts.openBatches()).isEqualTo(2);
+		assertThat(counts.pending()).as("ready and waiting at a batch or group").isEqualTo(4 + 7 + 2);
+		QueueCounts idle = ScriptReplies.counts("idle", List.of(0L, 0L, 0L, 0L, 0L, 0L, List.of(), -1L, 0L, 0L));
+		assertThat(idle.batchJobsWaiting() + idle.batchJobsActive() + idle.groupJobsWaiting()
+				+ idle.groupJobsActive() + idle.openBatches()).isZero();
+	}
+
+	@Test
+	void batchListGivesTheIdAndTwelveStatusValuesPerBatch() {
+		List<Object> reply = new ArrayList<>(List.of(3L));
+		reply.addAll(List.of(bytes("a-1"), bytes("open"), bytes("2"), bytes("5"), bytes("10"), bytes("2"), bytes("3"),
+				bytes("1"), bytes("0"), bytes("1000"), bytes("0"), bytes(""), 4L));
+		reply.addAll(List.of(bytes("17"), bytes("cancelling"), bytes("1"), bytes("0"), bytes("4"), bytes("1"),
+				bytes("0"), bytes("0"), bytes("2"), bytes("2000"), bytes("0"), bytes("done"), 1L));
+
+		List<BatchStatus> batches = ScriptReplies.batchList("mail", reply);
+
+		assertThat(batches).hasSize(2);
+		BatchStatus first = batches.get(0);
+		assertThat(first).isEqualTo(new BatchStatus("mail", "a-1", BatchState.OPEN, 2, 5, 10, 4, 2, 3, 1, 0,
+				Instant.ofEpochMilli(1000), null, null));
+		assertThat(batches.get(1)).isEqualTo(new BatchStatus("mail", "17", BatchState.CANCELLING, 1, 0, 4, 1, 1, 0,
+				0, 2, Instant.ofEpochMilli(2000), null, "done"));
+		assertThat(ScriptReplies.batchList("mail", List.of(0L))).isEmpty();
+	}
+
+	@Test
 	void inspectReplyOfAnIdleQueue() {
 		QueueCounts counts = ScriptReplies.counts("idle", List.of(0L, 0L, 0L, 0L, 0L, 0L, List.of(), -1L, 0L, 0L));
 
