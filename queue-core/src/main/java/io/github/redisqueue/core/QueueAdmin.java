@@ -173,6 +173,16 @@ public class QueueAdmin implements QueueAdminOperations {
 	}
 
 	@Override
+	public Optional<BatchStatus> batch(String queue, String id) {
+		return this.template.batchStatus(queue, id);
+	}
+
+	@Override
+	public BatchStatus cancelBatch(String queue, String id) {
+		return this.template.cancelBatch(queue, id);
+	}
+
+	@Override
 	public boolean retryDead(String queue, String id) {
 		return deadOp(queue, DEAD_RETRY, id) == 1;
 	}

@@ -103,6 +103,28 @@ public interface QueueAdminOperations {
 	List<BatchStatus> batches(String queue, int offset, int count);
 
 	/**
+	 * The progress of one batch, open or finished (while it is kept), as
+	 * {@link QueueOperations#batchStatus(String, String)} reads it.
+	 * @param queue the queue of its sub-jobs
+	 * @param id the batch id
+	 * @return the status, or empty when there is no such batch (never opened, or finished longer
+	 * ago than its retention)
+	 */
+	Optional<BatchStatus> batch(String queue, String id);
+
+	/**
+	 * Cancel a batch, as {@link QueueOperations#cancelBatch(String, String)} does: its waiting
+	 * sub-jobs and those admitted but holding no lease are removed, running ones finish, then it
+	 * finishes as {@link BatchState#CANCELLED} with its completion job. Cancelling a finished
+	 * batch changes nothing.
+	 * @param queue the queue of its sub-jobs
+	 * @param id the batch id
+	 * @return the status after the call
+	 * @throws QueueBatchException if there is no such batch
+	 */
+	BatchStatus cancelBatch(String queue, String id);
+
+	/**
 	 * Put a dead job back in the queue with no attempts used.
 	 * @param queue the queue name
 	 * @param id the job id

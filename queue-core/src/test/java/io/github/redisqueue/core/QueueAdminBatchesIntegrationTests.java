@@ -8,11 +8,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * The admin lists a queue's open batches oldest first with their progress, page by page, and
- * the queue's counts carry the jobs of batches and groups waiting for a place and admitted.
+ * The admin lists a queue's open batches oldest first with their progress, page by page, reads
+ * and cancels one batch, and the queue's counts carry the jobs of batches and groups waiting for a place and admitted.
  */
 class QueueAdminBatchesIntegrationTests extends AbstractRedisIntegrationTests {
 
@@ -67,8 +68,12 @@ class QueueAdminBatchesIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void finishedBatchesLeaveTheList() {
 		this.queues.batch("resize").id("a").addAll(List.of(1)).submit();
-		this.queues.batch("resize").id("b").addAll(List.of(2)).open().cancel();
+		this.queues.batch("resize").id("b").addAll(List.of(2)).open();
+		assertThat(this.admin.cancelBatch("resize", "b").state()).isEqualTo(BatchState.CANCELLED);
 		assertThat(this.admin.batches("resize", 0, 10)).extracting(BatchStatus::id).containsExactly("a");
+		assertThat(this.admin.batch("resize", "b")).get().extracting(BatchStatus::cancelled).isEqualTo(1L);
+		assertThat(this.admin.batch("resize", "none")).isEmpty();
+		assertThatExceptionOfType(QueueBatchException.class).isThrownBy(() -> this.admin.cancelBatch("resize", "none"));
 
 		this.queues.complete("resize", this.queues.reserve("resize", 1, Duration.ofMinutes(1)).get(0).ref());
 

@@ -1,16 +1,26 @@
 package io.github.redisqueue.actuate.endpoint;
 
+import java.time.Duration;
+import java.util.List;
+
+import io.github.redisqueue.core.Batch;
+import io.github.redisqueue.core.BatchState;
+import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.core.ReservedJob;
 import io.github.redisqueue.test.RedisEndpoint;
 import io.github.redisqueue.test.TestRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -19,8 +29,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * The {@code queues} endpoint's operations on a real Redis: invalid requests are refused as
  * invalid (a 400 over HTTP), pause and resume report whether they changed the queue's state,
- * and the endpoint is read-only unless its access is raised.
+ * batches show with their progress and can be cancelled, and the endpoint is read-only unless
+ * its access is raised.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class QueuesEndpointTests {
 
 	private final RedisEndpoint redis = TestRedis.shared();
@@ -67,6 +79,15 @@ class QueuesEndpointTests {
 		}
 		assertThatExceptionOfType(InvalidEndpointRequestException.class)
 			.isThrownBy(() -> this.endpoint.act("bad name", "retry-dead", "1"));
+		assertThatExceptionOfType(InvalidEndpointRequestException.class)
+			.isThrownBy(() -> this.endpoint.act("bad name", "cancel-batch", "1"))
+			.satisfies((ex) -> assertThat(ex.getReason()).contains("'bad name'"));
+		assertThatExceptionOfType(InvalidEndpointRequestException.class)
+			.isThrownBy(() -> this.endpoint.batches("bad name", "batches", null, null))
+			.satisfies((ex) -> assertThat(ex.getReason()).contains("'bad name'"));
+		assertThatExceptionOfType(InvalidEndpointRequestException.class)
+			.isThrownBy(() -> this.endpoint.batch("bad name", "batches", "1"))
+			.satisfies((ex) -> assertThat(ex.getReason()).contains("'bad name'"));
 	}
 
 	@Test
@@ -97,7 +118,126 @@ class QueuesEndpointTests {
 	void unknownActionIsAnInvalidRequest() {
 		assertThatExceptionOfType(InvalidEndpointRequestException.class)
 			.isThrownBy(() -> this.endpoint.act("emails", "explode", null))
-			.satisfies((ex) -> assertThat(ex.getReason()).contains("pause, resume, retry-dead or purge-dead"));
+			.satisfies((ex) -> assertThat(ex.getReason())
+				.contains("pause, resume, retry-dead, purge-dead or cancel-batch"));
+	}
+
+	@Test
+	void queueShowsCountsOfBatchAndGroupJobsAndItsOpenBatchesWithTheirProgress() {
+		Batch batch = this.queues.batch("resize").maxConcurrency(2).priority(3).onComplete("resize-done")
+			.addAll(List.of(1, 2, 3, 4, 5))
+			.submit();
+		this.queues.complete("resize", this.queues.reserve("resize", 1, Duration.ofMinutes(1)).get(0).ref());
+		this.queues.enqueueAll("resize", List.of("a", "b"), JobOptions.builder().group("tenant-1").build());
+
+		QueueDescriptor counts = this.endpoint.queues().get("resize");
+		assertThat(counts.openBatches()).isEqualTo(1);
+		assertThat(counts.batchJobsWaiting()).isEqualTo(2);
+		assertThat(counts.batchJobsActive()).isEqualTo(2);
+		assertThat(counts.groupJobsWaiting()).isEqualTo(1);
+		assertThat(counts.groupJobsActive()).isEqualTo(1);
+		assertThat(counts.ready()).as("admitted sub-jobs and grouped job").isEqualTo(3);
+
+		QueueDetailsDescriptor details = this.endpoint.queue("resize", null, null);
+		assertThat(details.counts().batchJobsWaiting()).isEqualTo(2);
+		assertThat(details.batches()).hasSize(1);
+		BatchDescriptor shown = details.batches().get(0);
+		assertThat(shown.id()).isEqualTo(batch.id());
+		assertThat(shown.state()).isEqualTo(BatchState.SEALED);
+		assertThat(shown.maxConcurrency()).isEqualTo(2);
+		assertThat(shown.priority()).isEqualTo(3);
+		assertThat(shown.total()).isEqualTo(5);
+		assertThat(shown.waiting()).isEqualTo(2);
+		assertThat(shown.active()).isEqualTo(2);
+		assertThat(shown.completed()).isEqualTo(1);
+		assertThat(shown.dead()).isZero();
+		assertThat(shown.cancelled()).isZero();
+		assertThat(shown.createdAt()).isEqualTo(batch.status().createdAt());
+		assertThat(shown.finishedAt()).isNull();
+		assertThat(shown.completionQueue()).isEqualTo("resize-done");
+	}
+
+	@Test
+	void queueShowsItsTwentyOldestOpenBatchesAndPagesShowTheRest() {
+		for (int i = 0; i < 22; i++) {
+			this.queues.batch("many").id(String.format("b%02d", i)).add(i).open();
+		}
+
+		QueueDetailsDescriptor details = this.endpoint.queue("many", null, null);
+		assertThat(details.counts().openBatches()).isEqualTo(22);
+		assertThat(details.batches()).hasSize(20);
+		assertThat(details.batches().get(0).id()).isEqualTo("b00");
+		assertThat(this.endpoint.batches("many", "batches", 20, null)).extracting(BatchDescriptor::id)
+			.containsExactly("b20", "b21");
+		assertThat(this.endpoint.batches("many", "batches", 1, 2)).extracting(BatchDescriptor::id)
+			.containsExactly("b01", "b02");
+		assertThat(this.endpoint.batches("many", "batches", null, 100)).hasSize(22);
+	}
+
+	@Test
+	void oneBatchOpenOrFinishedAndNoneForAnUnknownId() {
+		Batch batch = this.queues.batch("resize").addAll(List.of(1)).submit();
+		assertThat(this.endpoint.batch("resize", "batches", batch.id()).state()).isEqualTo(BatchState.SEALED);
+		this.queues.complete("resize", this.queues.reserve("resize", 1, Duration.ofMinutes(1)).get(0).ref());
+
+		BatchDescriptor finished = this.endpoint.batch("resize", "batches", batch.id());
+		assertThat(finished.state()).isEqualTo(BatchState.COMPLETED);
+		assertThat(finished.completed()).isEqualTo(1);
+		assertThat(finished.finishedAt()).isNotNull();
+		assertThat(this.endpoint.queue("resize", null, null).batches()).as("open batches only").isEmpty();
+		assertThat(this.endpoint.batch("resize", "batches", "none")).isNull();
+	}
+
+	@Test
+	void invalidBatchRequestsNameTheRule() {
+		assertThatExceptionOfType(InvalidEndpointRequestException.class)
+			.isThrownBy(() -> this.endpoint.batches("resize", "jobs", null, null))
+			.satisfies((ex) -> assertThat(ex.getReason()).contains("'jobs'").contains("use batches"));
+		assertThatExceptionOfType(InvalidEndpointRequestException.class)
+			.isThrownBy(() -> this.endpoint.batch("resize", "jobs", "1"))
+			.satisfies((ex) -> assertThat(ex.getReason()).contains("'jobs'"));
+		assertThatExceptionOfType(InvalidEndpointRequestException.class)
+			.isThrownBy(() -> this.endpoint.batches("resize", "batches", -1, null))
+			.satisfies((ex) -> assertThat(ex.getReason()).contains("Batch page offset -1").contains("0 or more"));
+		assertThatExceptionOfType(InvalidEndpointRequestException.class)
+			.isThrownBy(() -> this.endpoint.batches("resize", "batches", 0, 101))
+			.satisfies((ex) -> assertThat(ex.getReason()).contains("Batch page size 101").contains("from 1 to 100"));
+	}
+
+	@Test
+	void cancelBatchRemovesItsSubJobsThatHaveNotRunAndCountsThem(CapturedOutput output) {
+		Batch batch = this.queues.batch("resize").maxConcurrency(1).addAll(List.of(1, 2, 3)).submit();
+
+		QueueActionDescriptor cancelled = this.endpoint.act("resize", "cancel-batch", batch.id());
+
+		assertThat(cancelled.action()).isEqualTo("cancel-batch");
+		assertThat(cancelled.count()).isEqualTo(3);
+		assertThat(batch.status().state()).isEqualTo(BatchState.CANCELLED);
+		assertThat(this.admin.counts("resize").pending()).isZero();
+		assertThat(output).contains("Queue 'resize': cancel-batch through the queues endpoint left batch '"
+				+ batch.id() + "' CANCELLED, 3 sub-job(s) removed before they ran");
+		assertThat(this.endpoint.act("resize", "cancel-batch", batch.id()).count()).as("already finished")
+			.isEqualTo(3);
+		assertThatExceptionOfType(InvalidEndpointRequestException.class)
+			.isThrownBy(() -> this.endpoint.act("resize", "cancel-batch", null))
+			.satisfies((ex) -> assertThat(ex.getReason()).contains("needs the id of the batch"));
+		assertThatExceptionOfType(InvalidEndpointRequestException.class)
+			.isThrownBy(() -> this.endpoint.act("resize", "cancel-batch", "none"))
+			.satisfies((ex) -> assertThat(ex.getReason()).contains("has no batch 'none'"));
+	}
+
+	@Test
+	void cancelBatchLetsRunningSubJobsFinish() {
+		Batch batch = this.queues.batch("resize").maxConcurrency(2).addAll(List.of(1, 2, 3, 4)).submit();
+		ReservedJob running = this.queues.reserve("resize", 1, Duration.ofMinutes(1)).get(0);
+
+		assertThat(this.endpoint.act("resize", "cancel-batch", batch.id()).count()).isEqualTo(3);
+		assertThat(this.endpoint.batch("resize", "batches", batch.id()).state()).isEqualTo(BatchState.CANCELLING);
+		this.queues.complete("resize", running.ref());
+		BatchDescriptor finished = this.endpoint.batch("resize", "batches", batch.id());
+		assertThat(finished.state()).isEqualTo(BatchState.CANCELLED);
+		assertThat(finished.completed()).isEqualTo(1);
+		assertThat(finished.cancelled()).isEqualTo(3);
 	}
 
 }
