@@ -5,7 +5,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
@@ -19,17 +21,31 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 /**
  * Gauges of queue depth, read from Redis by one background refresh per interval for all queues
  * (one pipelined round trip), never per scrape: {@code queue.jobs} with tags {@code queue} and
- * {@code state} ({@code ready}, {@code delayed}, {@code in_flight}, {@code dead}), and
- * {@code queue.head.age} (how long the next job to run has been ready) and
- * {@code queue.paused} (1 or 0) and {@code queue.throughput} (completions per second over about
- * the last minute, by every consumer) with tag {@code queue}. Queues that appear later get their
- * gauges at the next refresh. The refresh runs on a daemon thread {@code queue-metrics-1}.
+ * {@code state} ({@code ready}, {@code delayed}, {@code in_flight}, {@code dead});
+ * {@code queue.batch.jobs} and {@code queue.group.jobs} with tags {@code queue} and {@code state}
+ * ({@code waiting}: jobs of batches or groups waiting for a place within their cap, in no state of
+ * {@code queue.jobs}; {@code active}: admitted ones, also counted there); and
+ * {@code queue.head.age} (how long the next job to run has been ready), {@code queue.paused} (1
+ * or 0), {@code queue.throughput} (completions per second over about the last minute, by every
+ * consumer) and {@code queue.batches.open} (batches not finished yet) with tag {@code queue}.
+ * {@code queue.batches.finished} with tags {@code queue} and {@code state} ({@code completed},
+ * {@code cancelled}) counts finished batches, a running total that Redis keeps for every process.
+ * Queues that appear later get their meters at the next refresh. The refresh runs on a daemon
+ * thread {@code queue-metrics-1}.
  *
  * @since 0.1.0
  */
 public class QueueMetricsBinder implements MeterBinder, AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(QueueMetricsBinder.class);
+
+	private static final String JOBS = "Jobs of the queue in the state";
+
+	private static final String BATCH_JOBS = "Sub-jobs of batches waiting for a place within their cap, "
+			+ "or admitted";
+
+	private static final String GROUP_JOBS = "Jobs of groups waiting for a place within their group's concurrency, "
+			+ "or admitted";
 
 	private final QueueAdminOperations operations;
 
@@ -84,10 +100,20 @@ public class QueueMetricsBinder implements MeterBinder, AutoCloseable {
 		if (!this.registered.add(queue)) {
 			return;
 		}
-		gauge(meters, queue, "ready", QueueCounts::ready);
-		gauge(meters, queue, "delayed", QueueCounts::delayed);
-		gauge(meters, queue, "in_flight", QueueCounts::inFlight);
-		gauge(meters, queue, "dead", QueueCounts::dead);
+		gauge(meters, "queue.jobs", queue, "ready", QueueCounts::ready, JOBS);
+		gauge(meters, "queue.jobs", queue, "delayed", QueueCounts::delayed, JOBS);
+		gauge(meters, "queue.jobs", queue, "in_flight", QueueCounts::inFlight, JOBS);
+		gauge(meters, "queue.jobs", queue, "dead", QueueCounts::dead, JOBS);
+		gauge(meters, "queue.batch.jobs", queue, "waiting", QueueCounts::batchJobsWaiting, BATCH_JOBS);
+		gauge(meters, "queue.batch.jobs", queue, "active", QueueCounts::batchJobsActive, BATCH_JOBS);
+		gauge(meters, "queue.group.jobs", queue, "waiting", QueueCounts::groupJobsWaiting, GROUP_JOBS);
+		gauge(meters, "queue.group.jobs", queue, "active", QueueCounts::groupJobsActive, GROUP_JOBS);
+		Gauge.builder("queue.batches.open", this, (binder) -> value(binder, queue, QueueCounts::openBatches))
+			.tag("queue", queue)
+			.description("Batches opened and not finished yet")
+			.register(meters);
+		finished(meters, queue, "completed", "batchesCompleted");
+		finished(meters, queue, "cancelled", "batchesCancelled");
 		TimeGauge.builder("queue.head.age", this, TimeUnit.MILLISECONDS, (binder) -> {
 			QueueCounts counts = binder.latest.get(queue);
 			return (counts != null && counts.headAge() != null) ? counts.headAge().toMillis() : 0;
@@ -104,12 +130,27 @@ public class QueueMetricsBinder implements MeterBinder, AutoCloseable {
 			.register(meters);
 	}
 
-	private void gauge(MeterRegistry meters, String queue, String state,
-			java.util.function.ToLongFunction<QueueCounts> value) {
-		Gauge.builder("queue.jobs", this, (binder) -> {
+	private void gauge(MeterRegistry meters, String name, String queue, String state,
+			ToLongFunction<QueueCounts> value, String description) {
+		Gauge.builder(name, this, (binder) -> value(binder, queue, value))
+			.tag("queue", queue)
+			.tag("state", state)
+			.description(description)
+			.register(meters);
+	}
+
+	/** Batches that finished in the state, a running total kept in Redis for every process. */
+	private void finished(MeterRegistry meters, String queue, String state, String total) {
+		FunctionCounter.builder("queue.batches.finished", this, (binder) -> {
 			QueueCounts counts = binder.latest.get(queue);
-			return (counts != null) ? value.applyAsLong(counts) : Double.NaN;
-		}).tag("queue", queue).tag("state", state).description("Jobs of the queue in the state").register(meters);
+			return (counts != null) ? counts.total(total) : 0;
+		}).tag("queue", queue).tag("state", state).description("Batches of the queue that finished in the state")
+			.register(meters);
+	}
+
+	private static double value(QueueMetricsBinder binder, String queue, ToLongFunction<QueueCounts> value) {
+		QueueCounts counts = binder.latest.get(queue);
+		return (counts != null) ? value.applyAsLong(counts) : Double.NaN;
 	}
 
 	@Override
