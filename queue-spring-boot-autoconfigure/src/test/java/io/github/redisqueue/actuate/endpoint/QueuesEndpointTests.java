@@ -1,7 +1,10 @@
 package io.github.redisqueue.actuate.endpoint;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
 
 import io.github.redisqueue.core.Batch;
 import io.github.redisqueue.core.BatchState;
@@ -18,19 +21,29 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.InvocationContext;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.invoke.convert.ConversionServiceParameterValueMapper;
+import org.springframework.boot.actuate.endpoint.web.EndpointMediaTypes;
+import org.springframework.boot.actuate.endpoint.web.ExposableWebEndpoint;
+import org.springframework.boot.actuate.endpoint.web.WebOperation;
+import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpointDiscoverer;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.InstanceOfAssertFactories.list;
 
 /**
  * The {@code queues} endpoint's operations on a real Redis: invalid requests are refused as
  * invalid (a 400 over HTTP), pause and resume report whether they changed the queue's state,
  * batches show with their progress and can be cancelled, and the endpoint is read-only unless
- * its access is raised.
+ * its access is raised. As Actuator maps it to HTTP, each operation has a path and method of its
+ * own, and the batch operations answer requests whose arguments arrive as text.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class QueuesEndpointTests {
@@ -141,20 +154,13 @@ class QueuesEndpointTests {
 		QueueDetailsDescriptor details = this.endpoint.queue("resize", null, null);
 		assertThat(details.counts().batchJobsWaiting()).isEqualTo(2);
 		assertThat(details.batches()).hasSize(1);
-		BatchDescriptor shown = details.batches().get(0);
-		assertThat(shown.id()).isEqualTo(batch.id());
-		assertThat(shown.state()).isEqualTo(BatchState.SEALED);
-		assertThat(shown.maxConcurrency()).isEqualTo(2);
-		assertThat(shown.priority()).isEqualTo(3);
-		assertThat(shown.total()).isEqualTo(5);
-		assertThat(shown.waiting()).isEqualTo(2);
-		assertThat(shown.active()).isEqualTo(2);
-		assertThat(shown.completed()).isEqualTo(1);
-		assertThat(shown.dead()).isZero();
-		assertThat(shown.cancelled()).isZero();
-		assertThat(shown.createdAt()).isEqualTo(batch.status().createdAt());
-		assertThat(shown.finishedAt()).isNull();
-		assertThat(shown.completionQueue()).isEqualTo("resize-done");
+		assertThat(details.batches().get(0))
+			.extracting(BatchDescriptor::id, BatchDescriptor::state, BatchDescriptor::maxConcurrency,
+					BatchDescriptor::priority, BatchDescriptor::total, BatchDescriptor::waiting, BatchDescriptor::active,
+					BatchDescriptor::completed, BatchDescriptor::dead, BatchDescriptor::cancelled,
+					BatchDescriptor::createdAt, BatchDescriptor::finishedAt, BatchDescriptor::completionQueue)
+			.containsExactly(batch.id(), BatchState.SEALED, 2, 3, 5L, 2L, 2L, 1L, 0L, 0L, batch.status().createdAt(),
+					null, "resize-done");
 	}
 
 	@Test
@@ -238,6 +244,52 @@ class QueuesEndpointTests {
 		assertThat(finished.state()).isEqualTo(BatchState.CANCELLED);
 		assertThat(finished.completed()).isEqualTo(1);
 		assertThat(finished.cancelled()).isEqualTo(3);
+	}
+
+	@Test
+	void everyOperationHasAPathAndMethodOfItsOwn() {
+		withOperations((operations) -> assertThat(operations.keySet()).containsExactlyInAnyOrder("GET queues",
+				"GET queues/{name}", "GET queues/{name}/{part}", "GET queues/{name}/{part}/{id}",
+				"POST queues/{name}/{action}"));
+	}
+
+	@Test
+	void batchOperationsAnswerTextArguments() {
+		Batch first = this.queues.batch("resize").id("a").addAll(List.of(1, 2)).submit();
+		this.queues.batch("resize").id("b").add(3).open();
+		withOperations((operations) -> {
+			Object page = operations.get("GET queues/{name}/{part}")
+				.invoke(context(Map.of("name", "resize", "part", "batches", "offset", "1", "size", "5")));
+			assertThat(page).asInstanceOf(list(BatchDescriptor.class))
+				.extracting(BatchDescriptor::id)
+				.containsExactly("b");
+			Object one = operations.get("GET queues/{name}/{part}/{id}")
+				.invoke(context(Map.of("name", "resize", "part", "batches", "id", first.id())));
+			assertThat(one).isInstanceOfSatisfying(BatchDescriptor.class,
+					(batch) -> assertThat(batch.total()).isEqualTo(2));
+			Object cancelled = operations.get("POST queues/{name}/{action}")
+				.invoke(context(Map.of("name", "resize", "action", "cancel-batch", "id", "b")));
+			assertThat(cancelled).isEqualTo(new QueueActionDescriptor("resize", "cancel-batch", 1));
+		});
+	}
+
+	private void withOperations(Consumer<Map<String, WebOperation>> check) {
+		new ApplicationContextRunner().withBean(QueuesEndpoint.class, () -> this.endpoint)
+			.run((context) -> {
+				WebEndpointDiscoverer discoverer = new WebEndpointDiscoverer(context,
+						new ConversionServiceParameterValueMapper(), EndpointMediaTypes.DEFAULT, List.of(), List.of(),
+						List.of(), List.of(), List.of());
+				ExposableWebEndpoint endpoint = discoverer.getEndpoints().iterator().next();
+				Map<String, WebOperation> operations = new HashMap<>();
+				endpoint.getOperations()
+					.forEach((operation) -> operations.put(operation.getRequestPredicate().getHttpMethod() + " "
+							+ operation.getRequestPredicate().getPath(), operation));
+				check.accept(operations);
+			});
+	}
+
+	private static InvocationContext context(Map<String, Object> arguments) {
+		return new InvocationContext(SecurityContext.NONE, arguments);
 	}
 
 }
