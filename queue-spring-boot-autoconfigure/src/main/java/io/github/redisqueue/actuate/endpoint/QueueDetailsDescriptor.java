@@ -5,14 +5,14 @@ import java.util.List;
 import io.github.redisqueue.core.WorkerInfo;
 
 /**
- * One queue in detail: counts, a page of dead letters, its oldest open batches, and the live
+ * One queue in detail: counts, a page of dead letters, a page of its open batches, and the live
  * workers consuming it.
  *
  * @param name the queue name
  * @param counts its counts
  * @param deadLetters a page of dead letters, most recent first
- * @param batches its open batches with their progress, oldest first, at most 20 (how many there
- * are is {@code counts.openBatches}; the endpoint's batch pages show the others)
+ * @param batches a page of its open batches with their progress, oldest first (how many there
+ * are is {@code counts.openBatches})
  * @param workers live workers that consume it
  * @since 0.1.0
  */

@@ -1,7 +1,6 @@
 package io.github.redisqueue.actuate.endpoint;
 
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -22,9 +21,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
  * The {@code queues} Actuator endpoint. Read: every queue with its counts
- * ({@code GET /actuator/queues}); one queue with a page of dead letters, its oldest open batches
- * and its live workers ({@code GET /actuator/queues/{name}?offset=0&size=20}); a page of a
- * queue's open batches ({@code GET /actuator/queues/{name}/batches?offset=0&size=20}); one batch,
+ * ({@code GET /actuator/queues}); one queue with a page of dead letters, a page of its open
+ * batches and its live workers
+ * ({@code GET /actuator/queues/{name}?offset=0&size=20&batchOffset=0&batchSize=20}); one batch,
  * open or finished ({@code GET /actuator/queues/{name}/batches/{id}}, 404 when there is none).
  * Write: {@code POST /actuator/queues/{name}/{action}} with action {@code pause},
  * {@code resume}, {@code retry-dead} or {@code purge-dead} (optionally {@code id} for one dead
@@ -71,40 +70,29 @@ public class QueuesEndpoint {
 	}
 
 	/**
-	 * One queue: its counts, a page of dead letters, its oldest open batches and the live
-	 * workers that consume it.
+	 * One queue: its counts, a page of dead letters (most recent first), a page of its open
+	 * batches (oldest first) and the live workers that consume it.
 	 * @param name the queue name
 	 * @param offset dead letters to skip (0 when absent)
 	 * @param size most dead letters to show (20 when absent)
+	 * @param batchOffset open batches to skip (0 when absent)
+	 * @param batchSize most open batches to show (20 when absent), at most
+	 * {@value QueueAdmin#MAX_BATCH_PAGE}
 	 * @return the queue in detail
 	 */
 	@ReadOperation
-	public QueueDetailsDescriptor queue(@Selector String name, @Nullable Integer offset, @Nullable Integer size) {
+	public QueueDetailsDescriptor queue(@Selector String name, @Nullable Integer offset, @Nullable Integer size,
+			@Nullable Integer batchOffset, @Nullable Integer batchSize) {
 		int from = (offset != null) ? offset : 0;
 		int count = (size != null) ? size : DEFAULT_PAGE_SIZE;
 		checkPage("Dead-letter", from, count, QueueAdmin.MAX_DEAD_LETTER_PAGE);
+		int batchFrom = (batchOffset != null) ? batchOffset : 0;
+		int batchCount = (batchSize != null) ? batchSize : DEFAULT_PAGE_SIZE;
+		checkPage("Batch", batchFrom, batchCount, QueueAdmin.MAX_BATCH_PAGE);
 		return checked(() -> new QueueDetailsDescriptor(name, QueueDescriptor.of(this.operations.counts(name)),
 				this.operations.deadLetters(name, from, count).stream().map(DeadJobDescriptor::of).toList(),
-				batches(this.operations.batches(name, 0, DEFAULT_PAGE_SIZE)),
+				this.operations.batches(name, batchFrom, batchCount).stream().map(BatchDescriptor::of).toList(),
 				this.operations.workers().stream().filter((worker) -> worker.queues().contains(name)).toList()));
-	}
-
-	/**
-	 * A page of a queue's open batches, oldest first.
-	 * @param name the queue name
-	 * @param part {@code batches}
-	 * @param offset batches to skip (0 when absent)
-	 * @param size most batches to show (20 when absent), at most {@value QueueAdmin#MAX_BATCH_PAGE}
-	 * @return the batches with their progress
-	 */
-	@ReadOperation
-	public List<BatchDescriptor> batches(@Selector String name, @Selector String part, @Nullable Integer offset,
-			@Nullable Integer size) {
-		checkBatchesPart(part);
-		int from = (offset != null) ? offset : 0;
-		int count = (size != null) ? size : DEFAULT_PAGE_SIZE;
-		checkPage("Batch", from, count, QueueAdmin.MAX_BATCH_PAGE);
-		return checked(() -> batches(this.operations.batches(name, from, count)));
 	}
 
 	/**
@@ -116,7 +104,9 @@ public class QueuesEndpoint {
 	 */
 	@ReadOperation
 	public @Nullable BatchDescriptor batch(@Selector String name, @Selector String part, @Selector String id) {
-		checkBatchesPart(part);
+		if (!BATCHES.equals(part)) {
+			throw invalid("Unknown part '" + part + "' of a queue: use " + BATCHES);
+		}
 		return checked(() -> this.operations.batch(name, id).map(BatchDescriptor::of).orElse(null));
 	}
 
@@ -160,10 +150,6 @@ public class QueuesEndpoint {
 		return new QueueActionDescriptor(name, "cancel-batch", batch.cancelled());
 	}
 
-	private static List<BatchDescriptor> batches(List<BatchStatus> batches) {
-		return batches.stream().map(BatchDescriptor::of).toList();
-	}
-
 	private static QueueActionDescriptor stateChange(String name, String action, boolean changed) {
 		if (changed) {
 			logger.info("Queue '{}': {} through the queues endpoint changed its state", name, action);
@@ -189,11 +175,6 @@ public class QueuesEndpoint {
 		}
 	}
 
-	private static void checkBatchesPart(String part) {
-		if (!BATCHES.equals(part)) {
-			throw invalid("Unknown part '" + part + "' of a queue: use " + BATCHES);
-		}
-	}
 
 	/** Run an engine call, turning its refusal of an argument into an invalid request. */
 	private static <T> T checked(Supplier<T> call) {
