@@ -10,6 +10,12 @@ public enum JobState {
 	/** Waiting to be reserved. */
 	READY,
 
+	/**
+	 * Waiting for a place within the cap of its batch or the concurrency of its group; it is in
+	 * none of the queue's sets until admitted.
+	 */
+	WAITING,
+
 	/** Waiting for its due time (first run or retry back-off). */
 	DELAYED,
 

@@ -222,17 +222,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 			throw new IllegalArgumentException("An idempotency key names one job: it cannot be shared by the "
 					+ payloads.size() + " payloads of one enqueueAll call to queue '" + queue + "'");
 		}
-		List<byte[]> serialized = new ArrayList<>(payloads.size());
-		for (Object payload : payloads) {
-			if (payload == null) {
-				throw new IllegalArgumentException("Payload for queue '" + queue + "' must not be null");
-			}
-			byte[] bytes = this.serializer.serialize(payload);
-			if (bytes.length > this.settings.maxPayloadBytes()) {
-				throw new PayloadTooLargeException(queue, bytes.length, this.settings.maxPayloadBytes());
-			}
-			serialized.add(bytes);
-		}
+		List<byte[]> serialized = serializePayloads(queue, payloads);
 		if (this.observationRegistry.isNoop()) {
 			return enqueueSerialized(queue, k, serialized, options, options.getHeaders());
 		}
@@ -252,6 +242,22 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		finally {
 			observation.stop();
 		}
+	}
+
+	/** Every payload serialized, all checked against the size limit before anything is sent. */
+	private List<byte[]> serializePayloads(String queue, Collection<?> payloads) {
+		List<byte[]> serialized = new ArrayList<>(payloads.size());
+		for (Object payload : payloads) {
+			if (payload == null) {
+				throw new IllegalArgumentException("Payload for queue '" + queue + "' must not be null");
+			}
+			byte[] bytes = this.serializer.serialize(payload);
+			if (bytes.length > this.settings.maxPayloadBytes()) {
+				throw new PayloadTooLargeException(queue, bytes.length, this.settings.maxPayloadBytes());
+			}
+			serialized.add(bytes);
+		}
+		return serialized;
 	}
 
 	private List<EnqueueResult> enqueueSerialized(String queue, QueueKeys k, List<byte[]> serialized,
@@ -410,6 +416,9 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		}
 		else if (result == FailResult.DEAD_LETTERED) {
 			record(queue, JobOutcome.DEAD_LETTERED, 1);
+			if (ScriptReplies.failBatchesDone(reply)) {
+				this.batches.forward(queue);
+			}
 		}
 		return result;
 	}
@@ -565,18 +574,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	}
 
 	List<String> addToBatch(String queue, String batchId, Collection<?> payloads) {
-		List<byte[]> serialized = new ArrayList<>(payloads.size());
-		for (Object payload : payloads) {
-			if (payload == null) {
-				throw new IllegalArgumentException("Payload for batch '" + batchId + "' of queue '" + queue
-						+ "' must not be null");
-			}
-			byte[] bytes = this.serializer.serialize(payload);
-			if (bytes.length > this.settings.maxPayloadBytes()) {
-				throw new PayloadTooLargeException(queue, bytes.length, this.settings.maxPayloadBytes());
-			}
-			serialized.add(bytes);
-		}
+		List<byte[]> serialized = serializePayloads(queue, payloads);
 		List<String> ids = new ArrayList<>(serialized.size());
 		int chunk = Math.min(BATCH_CHUNK, this.settings.enqueueChunk());
 		for (int from = 0; from < serialized.size(); from += chunk) {

@@ -212,6 +212,9 @@ final class ScriptReplies {
 	/** {@code fail.lua}: "2 dead-lettered". */
 	static final long FAIL_DEAD_LETTERED = 2;
 
+	/** {@code fail.lua}: "3 when finished batches wait for the hand-off of their completion job". */
+	static final long FAIL_DEAD_LETTERED_BATCHES_DONE = 3;
+
 	private ScriptReplies() {
 	}
 
@@ -350,6 +353,7 @@ final class ScriptReplies {
 		return switch (value) {
 			case "ready" -> JobState.READY;
 			case "delayed" -> JobState.DELAYED;
+			case "waiting" -> JobState.WAITING;
 			case "active" -> JobState.ACTIVE;
 			case "completed" -> JobState.COMPLETED;
 			case "dead" -> JobState.DEAD;
@@ -465,10 +469,15 @@ final class ScriptReplies {
 		if (code == FAIL_RETRY_SCHEDULED) {
 			return FailResult.RETRY_SCHEDULED;
 		}
-		if (code == FAIL_DEAD_LETTERED) {
+		if (code == FAIL_DEAD_LETTERED || code == FAIL_DEAD_LETTERED_BATCHES_DONE) {
 			return FailResult.DEAD_LETTERED;
 		}
 		return (code == CODE_STALE_TOKEN) ? FailResult.STALE_TOKEN : FailResult.NOT_FOUND;
+	}
+
+	/** Whether a {@code fail.lua} reply reports finished batches waiting for their hand-off. */
+	static boolean failBatchesDone(List<?> reply) {
+		return asLong(reply.get(0)) == FAIL_DEAD_LETTERED_BATCHES_DONE;
 	}
 
 	static long asLong(Object value) {

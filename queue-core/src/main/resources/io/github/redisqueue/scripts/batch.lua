@@ -9,10 +9,11 @@
 --             ('missing' when there is none) when it is not open, before writing anything.
 --   'seal'    no more sub-jobs; a batch whose sub-jobs all ended finishes now. Returns 1 sealed
 --             (or 0 when it was not open) and the state after the call.
---   'cancel'  most waiting sub-jobs to remove in this call. The batch admits nothing more; its
---             waiting sub-jobs are deleted, then those admitted but holding no lease; running
---             ones finish (a retry of one removes it). Returns 1 (0 when it had finished already,
---             -1 missing), the sub-jobs still waiting (call again while more than 0), the state.
+--   'cancel'  most sub-jobs to look at in this call. The batch admits nothing more; walking its
+--             list of sub-jobs from where the last call stopped, it deletes those waiting and
+--             those admitted but holding no lease; running ones finish (a retry of one removes
+--             it). Returns 1 (0 when it had finished already, -1 missing), the sub-jobs still to
+--             look at (call again while more than 0), the state after the call.
 --   'status'  returns state, cap, priority, total, admitted, completed, dead, cancelled,
 --             created at, finished at, completion queue, waiting; or nothing for no batch.
 --   'list'    (id unused) offset and count of open batches, oldest first: returns the number of
@@ -27,29 +28,37 @@
 local now = now_ms()
 local op, bid = ARGV[3], ARGV[4]
 local bk = BATCH .. bid
-local STATUS = {'state', 'cap', 'priority', 'total', 'admitted', 'completed', 'dead', 'cancelled', 'createdAt',
-  'finishedAt', 'onComplete'}
+local STATUS = {'state', 'cap', 'priority', 'total', 'admits', 'completed', 'dead', 'cancelled', 'createdAt',
+  'finishedAt', 'onComplete', 'ends'}
 
+-- the 12 values of 'status'; admitted = admits - ends
 local function status(key)
   local f = redis.call('HMGET', key, unpack(STATUS))
   if not f[1] then
     return nil
   end
-  f[#f + 1] = redis.call('LLEN', key .. ':wait')
+  f[5] = (tonumber(f[5]) or 0) - (tonumber(f[12]) or 0)
+  f[12] = redis.call('LLEN', key .. ':wait')
   return f
 end
 
 if op == 'open' then
   if bid == '' then
-    bid = int(redis.call('INCR', K_SEQ))
-    bk = BATCH .. bid
+    -- a new id from the sequence, past ids that callers gave their batches
+    for _ = 1, 10 do
+      bid = int(redis.call('INCR', K_SEQ))
+      bk = BATCH .. bid
+      if redis.call('EXISTS', bk) == 0 then
+        break
+      end
+    end
   end
   if redis.call('EXISTS', bk) == 1 then
     return {bid, 0}
   end
   local cap = math.max(1, math.min(MAX_GATE_CAP, tonumber(ARGV[5]) or 1))
   redis.call('HSET', bk, 'state', 'open', 'cap', cap, 'priority', tonumber(ARGV[6]) or 0, 'total', 0,
-    'admitted', 0, 'completed', 0, 'dead', 0, 'cancelled', 0, 'createdAt', now, 'finishedAt', 0,
+    'admits', 0, 'ends', 0, 'completed', 0, 'dead', 0, 'cancelled', 0, 'createdAt', now, 'finishedAt', 0,
     'onComplete', ARGV[7], 'context', ARGV[8], 'retention', tonumber(ARGV[9]) or 0,
     'maxAttempts', tonumber(ARGV[10]) or 1, 'headers', ARGV[11])
   redis.call('ZADD', K_BATCHES, now, bid)
@@ -58,7 +67,7 @@ if op == 'open' then
 end
 
 if op == 'add' then
-  local b = redis.call('HMGET', bk, 'state', 'priority', 'maxAttempts', 'headers', 'total')
+  local b = redis.call('HMGET', bk, 'state', 'priority', 'maxAttempts', 'headers')
   if b[1] ~= 'open' then
     return {0, b[1] or 'missing'}
   end
@@ -66,19 +75,27 @@ if op == 'add' then
   if (tonumber(redis.call('GET', K_SEQ)) or 0) + n > MAX_SEQ then
     return redis.error_reply('ERR queue sequence exhausted: a queue takes at most ' .. int(MAX_SEQ) .. ' jobs')
   end
+  -- one range of ids from the sequence, unless the counter fell behind existing jobs
+  local last = redis.call('INCRBY', K_SEQ, n)
+  local per_id = redis.call('EXISTS', JOB .. int(last - n + 1)) == 1 or redis.call('EXISTS', JOB .. int(last)) == 1
   local out = {1, 0}
-  for i = 6, 5 + n do
-    local id = int(new_id())
-    redis.call('HSET', JOB .. id, 'payload', ARGV[i], 'headers', b[4], 'priority', b[2], 'score', 0,
+  local ids = {}
+  for i = 1, n do
+    local id = per_id and int(new_id()) or int(last - n + i)
+    redis.call('HSET', JOB .. id, 'payload', ARGV[5 + i], 'headers', b[4], 'priority', b[2], 'score', 0,
       'attempts', 0, 'maxAttempts', b[3], 'token', 0, 'enqueuedAt', now, 'state', 'waiting', 'batch', bid)
-    redis.call('RPUSH', bk .. ':wait', id)
-    redis.call('RPUSH', bk .. ':jobs', id)
-    out[#out + 1] = id
+    ids[i] = id
+    out[2 + i] = id
   end
+  redis.call('RPUSH', bk .. ':wait', unpack(ids))
+  redis.call('RPUSH', bk .. ':jobs', unpack(ids))
   out[2] = redis.call('HINCRBY', bk, 'total', n)
   redis.call('HINCRBY', K_STATS, 'enqueued', n)
-  redis.call('HINCRBY', K_STATS, 'batchWaiting', n)
-  admit(bk, 'batch', now)
+  local g = redis.call('HMGET', bk, unpack(GATE))
+  local admitted = admit(bk, 'batch', bid, g, now)
+  if admitted > 0 then
+    redis.call('HINCRBY', bk, 'admits', admitted)
+  end
   return out
 end
 
@@ -88,49 +105,47 @@ if op == 'seal' then
     return {0, state or 'missing'}
   end
   redis.call('HSET', bk, 'state', 'sealed')
-  finish_batch(bid, now)
+  finish_batch(bid, redis.call('HMGET', bk, unpack(GATE)), now)
   return {1, redis.call('HGET', bk, 'state')}
 end
 
 if op == 'cancel' then
-  local state = redis.call('HGET', bk, 'state')
+  local b = redis.call('HMGET', bk, 'state', 'total', 'cancelAt')
+  local state = b[1]
   if not state then
     return {-1, 0, 'missing'}
   end
   if state ~= 'open' and state ~= 'sealed' and state ~= 'cancelling' then
     return {0, 0, state}
   end
-  redis.call('HSET', bk, 'state', 'cancelling')
-  local limit = tonumber(ARGV[5])
+  if state ~= 'cancelling' then
+    redis.call('HSET', bk, 'state', 'cancelling')
+  end
+  local from, limit = tonumber(b[3]) or 0, tonumber(ARGV[5])
+  local ids = redis.call('LRANGE', bk .. ':jobs', from, from + limit - 1)
   local removed = 0
-  while removed < limit do
-    local id = redis.call('LPOP', bk .. ':wait')
-    if not id then
-      break
-    end
-    local jk = JOB .. id
-    if redis.call('HGET', jk, 'state') == 'waiting' then
-      redis.call('DEL', jk)
-      removed = removed + 1
+  for _, id in ipairs(ids) do
+    local f = redis.call('HMGET', JOB .. id, 'state', 'batch')
+    if f[2] == bid then
+      if f[1] == 'waiting' then
+        redis.call('DEL', JOB .. id)
+        removed = removed + 1
+      elseif f[1] == 'ready' or f[1] == 'delayed' then
+        cancel_job(id, bid, now)
+      end
     end
   end
   if removed > 0 then
     redis.call('HINCRBY', bk, 'cancelled', removed)
-    redis.call('HINCRBY', K_STATS, 'batchWaiting', -removed)
     redis.call('HINCRBY', K_STATS, 'cancelled', removed)
   end
-  local waiting = redis.call('LLEN', bk .. ':wait')
-  if waiting == 0 then
-    -- admitted sub-jobs holding no lease; at most the cap (MAX_GATE_CAP)
-    for _, id in ipairs(redis.call('SMEMBERS', bk .. ':active')) do
-      local s = redis.call('HGET', JOB .. id, 'state')
-      if s == 'ready' or s == 'delayed' then
-        cancel_job(id, bid, now)
-      end
-    end
-    finish_batch(bid, now)
+  local left = math.max(0, (tonumber(b[2]) or 0) - from - #ids)
+  redis.call('HSET', bk, 'cancelAt', from + #ids)
+  if left == 0 then
+    redis.call('DEL', bk .. ':wait')
+    finish_batch(bid, redis.call('HMGET', bk, unpack(GATE)), now)
   end
-  return {1, waiting, redis.call('HGET', bk, 'state')}
+  return {1, left, redis.call('HGET', bk, 'state')}
 end
 
 if op == 'status' then

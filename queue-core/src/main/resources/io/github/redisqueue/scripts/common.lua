@@ -24,10 +24,10 @@ local K_DONE, K_EXPIRY, K_WAKE, K_SEQ, K_PAUSED, K_STATS = KEYS[5], KEYS[6], KEY
 local K_WOKEN, K_LIVE = KEYS[11], KEYS[12]
 local JOB, UNIQUE = ARGV[1], ARGV[2]
 -- keys named after the job hash prefix, all in the queue's hash tag: <queue tag>:idem:<key>
--- (idempotency keys), <queue tag>:batch:<id> (a batch's hash; its waiting list, active set and
--- list of sub-jobs add ':wait', ':active' and ':jobs'), <queue tag>:group:<key> (a group's hash,
--- with ':wait' and ':active'), <queue tag>:batches (open batches, score = creation time) and
--- <queue tag>:batches:done (finished batches whose completion job is not handed off yet)
+-- (idempotency keys), <queue tag>:batch:<id> (a batch's hash; its waiting list and list of
+-- sub-jobs add ':wait' and ':jobs'), <queue tag>:group:<key> (a group's hash, with ':wait'),
+-- <queue tag>:batches (open batches, score = creation time), <queue tag>:batches:done (finished
+-- batches whose completion job is not handed off yet) and <queue tag>:result:<id> (results)
 local BASE = string.sub(JOB, 1, -5)
 local IDEM = BASE .. 'idem:'
 local BATCH, GROUP = BASE .. 'batch:', BASE .. 'group:'
@@ -108,7 +108,15 @@ local function gone(jk, f)
   return not f[1] and redis.call('EXISTS', jk) == 0
 end
 
+local wake_owed = -1
+
+-- while wake_owed is 0 or more (a reserve acknowledging jobs), wake-ups are owed instead, and
+-- paid at the end of the reserve for the jobs it did not take itself
 local function wake(count)
+  if wake_owed >= 0 then
+    wake_owed = wake_owed + count
+    return
+  end
   local pending = redis.call('LLEN', K_WAKE)
   local add = math.min(count, WAKE_CAP - pending)
   for _ = 1, add do
@@ -134,77 +142,41 @@ local function release_unique(id, ukey, ttl, completed)
   end
 end
 
--- Batches and groups are gates: a hash with the cap ('cap') and the number of jobs admitted
--- ('admitted'), a list of jobs waiting for a place (':wait') and the set of admitted jobs
--- (':active'). An admitted job is an ordinary job of the queue (ready, leased, or waiting for a
--- retry); a job waiting at its gate has state 'waiting' and sits in no set of the queue. A job
--- leaves the active set only when it ends (completed, dead or cancelled), and only then is the
+-- Batches and groups are gates: a hash with the cap ('cap'), the number of jobs it ever admitted
+-- ('admits') and of admitted jobs that ended ('ends'), and a list of jobs waiting for a place
+-- (':wait'). An admitted job is an ordinary job of the queue (ready, leased, or waiting for a
+-- retry) whose 'batch' or 'group' field names its gate; a job waiting at its gate has state
+-- 'waiting' and sits in none of the queue's sets. A job leaves its gate only when it ends
+-- (completed, dead or cancelled: its field is cleared then, so it ends once), and only then is the
 -- next waiting job admitted, at the end of its priority level: so at no time do more jobs of one
--- gate hold a lease than its cap, and gates of equal priority take turns.
-
--- admits waiting jobs of gate gk while it has room (kind 'batch' or 'group', for the counters);
--- walks at most 25 entries that are no longer waiting. Returns how many were admitted.
-local function admit(gk, kind, now)
-  local g = redis.call('HMGET', gk, 'cap', 'admitted', 'state')
-  local cap, admitted = tonumber(g[1]) or 0, tonumber(g[2]) or 0
-  if g[3] == 'cancelling' or g[3] == 'cancelled' then
-    return 0
-  end
-  local n, budget = 0, 25
-  while admitted < cap and budget > 0 do
-    local id = redis.call('LPOP', gk .. ':wait')
-    if not id then
-      break
-    end
-    local jk = JOB .. id
-    local f = redis.call('HMGET', jk, 'state', 'priority', 'expireAt')
-    if f[1] == 'waiting' and tonumber(f[2]) then
-      local score = ready_score(tonumber(f[2]), redis.call('INCR', K_SEQ))
-      redis.call('HSET', jk, 'state', 'ready', 'score', score, 'readyAt', now)
-      redis.call('ZADD', K_READY, score, id)
-      if (tonumber(f[3]) or 0) > 0 then
-        redis.call('ZADD', K_EXPIRY, f[3], id)
-      end
-      redis.call('SADD', gk .. ':active', id)
-      admitted = admitted + 1
-      n = n + 1
-    else
-      budget = budget - 1
-    end
-  end
-  if n > 0 then
-    redis.call('HSET', gk, 'admitted', admitted)
-    redis.call('HINCRBY', K_STATS, kind .. 'Waiting', -n)
-    redis.call('HINCRBY', K_STATS, kind .. 'Active', n)
-    wake(n)
-  end
-  return n
-end
+-- gate hold a lease than its cap (admits - ends <= cap), and gates of equal priority take turns.
+local GATE = {'cap', 'admits', 'ends', 'state', 'total', 'completed', 'dead', 'cancelled', 'priority'}
 
 -- a batch whose every sub-job ended, once sealed (or cancelled), finishes: exactly once, since
--- its state leaves 'sealed' here. With a completion queue it goes to the hand-off set, to be
--- enqueued there by the next client that looks (see batch.lua 'pending'); its keys expire after
--- its retention once handed off, at once when there is nothing to hand off. A blocked consumer is
--- woken so that it looks, and subscribers of the channel <queue tag>:batches learn the batch id.
-local function finish_batch(bid, now)
+-- its state leaves 'sealed' here. g holds the GATE values of its hash, counts included. With a
+-- completion queue it goes to the hand-off set, to be enqueued there by the next client that
+-- looks (see batch.lua 'pending'); its keys expire after its retention once handed off, at once
+-- when there is nothing to hand off. A blocked consumer is woken so that it looks, and
+-- subscribers of the channel <queue tag>:batches learn the batch id.
+local function finish_batch(bid, g, now)
+  if g[4] ~= 'sealed' and g[4] ~= 'cancelling' then
+    return false
+  end
+  local ended = (tonumber(g[6]) or 0) + (tonumber(g[7]) or 0) + (tonumber(g[8]) or 0)
+  if ended < (tonumber(g[5]) or 0) then
+    return false
+  end
   local bk = BATCH .. bid
-  local b = redis.call('HMGET', bk, 'state', 'total', 'completed', 'dead', 'cancelled', 'onComplete', 'retention')
-  if b[1] ~= 'sealed' and b[1] ~= 'cancelling' then
-    return false
-  end
-  local ended = (tonumber(b[3]) or 0) + (tonumber(b[4]) or 0) + (tonumber(b[5]) or 0)
-  if ended < (tonumber(b[2]) or 0) then
-    return false
-  end
-  local final = (b[1] == 'sealed') and 'completed' or 'cancelled'
-  redis.call('HSET', bk, 'state', final, 'finishedAt', now, 'admitted', 0)
-  redis.call('DEL', bk .. ':wait', bk .. ':active')
+  local final = (g[4] == 'sealed') and 'completed' or 'cancelled'
+  redis.call('HSET', bk, 'state', final, 'finishedAt', now)
+  redis.call('DEL', bk .. ':wait')
   redis.call('ZREM', K_BATCHES, bid)
-  if b[6] and b[6] ~= '' then
+  local b = redis.call('HMGET', bk, 'onComplete', 'retention')
+  if b[1] and b[1] ~= '' then
     redis.call('ZADD', K_BATCHES_DONE, now, bid)
     wake(1)
   else
-    local ttl = math.max(1, tonumber(b[7]) or 1)
+    local ttl = math.max(1, tonumber(b[2]) or 1)
     redis.call('PEXPIRE', bk, ttl)
     redis.call('PEXPIRE', bk .. ':jobs', ttl)
   end
@@ -213,38 +185,97 @@ local function finish_batch(bid, now)
   return true
 end
 
+-- admits waiting jobs of gate gk (kind 'batch' or 'group', field the job field naming it) while
+-- fewer than its cap are admitted; g holds the GATE values of its hash, name the batch id or
+-- group key. A batch's sub-jobs take the batch's priority; a group's job keeps its own. A waiting entry whose job hash is damaged or
+-- gone ends as dead (with the reason, when the hash exists), so that its batch still finishes; at
+-- most 100 such entries are walked per call. Returns how many were admitted.
+local function admit(gk, kind, name, g, now)
+  local room = (tonumber(g[1]) or 0) - ((tonumber(g[2]) or 0) - (tonumber(g[3]) or 0))
+  local n, budget = 0, 100
+  while n < room and budget > 0 do
+    local id = redis.call('LPOP', gk .. ':wait')
+    if not id then
+      break
+    end
+    local jk = JOB .. id
+    local priority, expire_at, state = tonumber(g[9]), 0, 'waiting'
+    if kind == 'group' then
+      local f = redis.call('HMGET', jk, 'state', 'priority', 'expireAt')
+      state, priority, expire_at = f[1], tonumber(f[2]), tonumber(f[3]) or 0
+      if state and state ~= 'waiting' then
+        -- admitted or ended some other way already: not this gate's to count
+        budget = budget - 1
+        state = nil
+      elseif not state or not priority then
+        if redis.call('EXISTS', jk) == 1 then
+          local reason = (not state) and 'corrupt job: field state is missing'
+            or ('corrupt job: field priority is ' .. (f[2] and ("'" .. string.sub(f[2], 1, 40) .. "'") or 'missing'))
+          redis.call('HSET', jk, 'state', 'dead', 'error', reason, 'finishedAt', now, 'group', '')
+          redis.call('ZADD', K_DEAD, now, id)
+          redis.call('HINCRBY', K_STATS, 'dead', 1)
+        end
+        budget = budget - 1
+        state = nil
+      end
+    end
+    if state then
+      -- a batch's sub-job is not read first: a damaged or deleted one is caught by the reserve
+      -- that pops it (a job hash without its numeric fields is dead-lettered there)
+      local score = ready_score(priority, redis.call('INCR', K_SEQ))
+      redis.call('HSET', jk, 'state', 'ready', 'score', score, 'readyAt', now, kind, name)
+      redis.call('ZADD', K_READY, score, id)
+      if expire_at > 0 then
+        redis.call('ZADD', K_EXPIRY, expire_at, id)
+      end
+      n = n + 1
+    end
+  end
+  if n > 0 then
+    wake(n)
+  end
+  return n
+end
+
 -- a job of a batch or a group ended with outcome 'completed', 'dead' or 'cancelled': its place is
 -- freed, the next waiting job admitted, and a batch whose last sub-job this was finishes. The
--- job's 'batch' and 'group' fields are cleared (the batch id stays in 'ofBatch'), so an end is
+-- job's 'batch' or 'group' field is cleared (a batch's id stays in 'ofBatch'), so an end is
 -- counted once even if the job runs again later (a dead sub-job retried by an operator is a plain
--- job). Call it while the job hash still exists.
-local function gate_end(id, batch, group, outcome, now)
-  local kind, gk
+-- job); pass deleting when the caller deletes the job hash next. Call it while the hash exists.
+local function gate_end(id, batch, group, outcome, now, deleting)
+  local kind, gk, name
   if batch and batch ~= '' then
-    kind, gk = 'batch', BATCH .. batch
-    redis.call('HSET', JOB .. id, 'batch', '', 'ofBatch', batch)
-  elseif group and group ~= '' then
-    kind, gk = 'group', GROUP .. group
-    redis.call('HSET', JOB .. id, 'group', '')
-  else
-    return
-  end
-  if redis.call('EXISTS', gk) == 0 then
-    return
-  end
-  if redis.call('SREM', gk .. ':active', id) == 1 then
-    redis.call('HINCRBY', gk, 'admitted', -1)
-    redis.call('HINCRBY', K_STATS, kind .. 'Active', -1)
-  end
-  if kind == 'batch' then
-    redis.call('HINCRBY', gk, outcome, 1)
-    admit(gk, kind, now)
-    finish_batch(batch, now)
-  else
-    admit(gk, kind, now)
-    if (tonumber(redis.call('HGET', gk, 'admitted')) or 0) <= 0 and redis.call('LLEN', gk .. ':wait') == 0 then
-      redis.call('DEL', gk, gk .. ':active')
+    kind, gk, name = 'batch', BATCH .. batch, batch
+    if not deleting then
+      redis.call('HSET', JOB .. id, 'batch', '', 'ofBatch', batch)
     end
+  elseif group and group ~= '' then
+    kind, gk, name = 'group', GROUP .. group, group
+    if not deleting then
+      redis.call('HSET', JOB .. id, 'group', '')
+    end
+  else
+    return
+  end
+  local g = redis.call('HMGET', gk, unpack(GATE))
+  if not g[1] then
+    return
+  end
+  g[3] = (tonumber(g[3]) or 0) + 1
+  local n = 0
+  if g[4] ~= 'cancelling' and g[4] ~= 'cancelled' then
+    n = admit(gk, kind, name, g, now)
+  end
+  g[2] = (tonumber(g[2]) or 0) + n
+  if kind == 'batch' then
+    local at = (outcome == 'completed' and 6) or (outcome == 'dead' and 7) or 8
+    g[at] = (tonumber(g[at]) or 0) + 1
+    redis.call('HSET', gk, 'admits', g[2], 'ends', g[3], outcome, g[at])
+    finish_batch(batch, g, now)
+  elseif g[2] <= g[3] and redis.call('LLEN', gk .. ':wait') == 0 then
+    redis.call('DEL', gk)
+  else
+    redis.call('HSET', gk, 'admits', g[2], 'ends', g[3])
   end
 end
 
@@ -253,14 +284,25 @@ local function cancel_job(id, batch, now)
   redis.call('ZREM', K_READY, id)
   redis.call('ZREM', K_DELAYED, dmember(id))
   redis.call('ZREM', K_EXPIRY, id)
-  gate_end(id, batch, nil, 'cancelled', now)
+  gate_end(id, batch, nil, 'cancelled', now, true)
   redis.call('DEL', JOB .. id)
   redis.call('HINCRBY', K_STATS, 'cancelled', 1)
 end
 
--- whether a job belongs to a batch being cancelled
-local function batch_cancelling(batch)
-  return batch and batch ~= '' and redis.call('HGET', BATCH .. batch, 'state') == 'cancelling'
+-- whether a job belongs to a batch being cancelled; states caches the state of each batch asked
+-- for within one call
+local function batch_cancelling(batch, states)
+  if not batch or batch == '' then
+    return false
+  end
+  local state = states and states[batch]
+  if not state then
+    state = redis.call('HGET', BATCH .. batch, 'state') or ''
+    if states then
+      states[batch] = state
+    end
+  end
+  return state == 'cancelling'
 end
 
 local function to_dead(id, reason, now)
@@ -270,7 +312,7 @@ local function to_dead(id, reason, now)
   local u = redis.call('HMGET', jk, 'uniqueKey', 'uniqueTtl', 'batch', 'group')
   release_unique(id, u[1], u[2], false)
   redis.call('HINCRBY', K_STATS, 'dead', 1)
-  gate_end(id, u[3], u[4], 'dead', now)
+  gate_end(id, u[3], u[4], 'dead', now, false)
 end
 
 -- takes in-flight jobs from a holder that gave no outcome (its lease ran out, it stopped
@@ -465,7 +507,7 @@ local function complete_job(id, token, retention, now)
     redis.call('ZREM', K_EXPIRY, id)
   end
   release_unique(id, f[3], f[4], true)
-  gate_end(id, f[6], f[7], 'completed', now)
+  gate_end(id, f[6], f[7], 'completed', now, retention <= 0)
   if retention > 0 then
     redis.call('HSET', jk, 'state', 'completed', 'finishedAt', now, 'worker', '',
       'attempts', (tonumber(f[5]) or 0) + 1)

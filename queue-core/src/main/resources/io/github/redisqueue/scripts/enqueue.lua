@@ -53,12 +53,13 @@ for i = 0, n - 1 do
     local group = ARGV[o + 11]
     local gk = GROUP .. group
     if group ~= '' then
-      local g = redis.call('HMGET', gk, 'cap', 'admitted')
+      local g = redis.call('HMGET', gk, 'cap', 'admits', 'ends')
       if not g[1] then
-        redis.call('HSET', gk, 'cap', math.max(1, math.min(MAX_GATE_CAP, tonumber(ARGV[o + 12]) or 1)), 'admitted', 0)
-        g = {ARGV[o + 12], '0'}
+        g = {math.max(1, math.min(MAX_GATE_CAP, tonumber(ARGV[o + 12]) or 1)), 0, 0}
+        redis.call('HSET', gk, 'cap', g[1], 'admits', 0, 'ends', 0)
       end
-      if (tonumber(g[2]) or 0) >= (tonumber(g[1]) or 1) or redis.call('LLEN', gk .. ':wait') > 0 then
+      if (tonumber(g[2]) or 0) - (tonumber(g[3]) or 0) >= (tonumber(g[1]) or 1)
+          or redis.call('LLEN', gk .. ':wait') > 0 then
         state = 'waiting'
       end
     end
@@ -76,14 +77,11 @@ for i = 0, n - 1 do
     end
     if state == 'waiting' then
       redis.call('RPUSH', gk .. ':wait', id)
-      redis.call('HINCRBY', K_STATS, 'groupWaiting', 1)
     elseif state == 'delayed' then
       delay_job(id, due)
     else
       if group ~= '' then
-        redis.call('SADD', gk .. ':active', id)
-        redis.call('HINCRBY', gk, 'admitted', 1)
-        redis.call('HINCRBY', K_STATS, 'groupActive', 1)
+        redis.call('HINCRBY', gk, 'admits', 1)
       end
       redis.call('ZADD', K_READY, score, id)
       woken = woken + 1

@@ -1,10 +1,18 @@
 -- Records a failed attempt. ARGV[3] id, ARGV[4] token, ARGV[5] error text, ARGV[6] 'retry' or
 -- 'dead', ARGV[7] retry delay ms. The attempt counts; a retry once the job's attempts reach its
 -- max attempts dead-letters it; a retry of a sub-job of a batch being cancelled removes it.
--- Returns 1 retry scheduled, 2 dead-lettered, 0 stale token, -1 no such job.
+-- Returns 1 retry scheduled, 2 dead-lettered (3 when finished batches wait for the hand-off of
+-- their completion job, see batch.lua 'pending'), 0 stale token, -1 no such job.
 local now = now_ms()
 local id, token, err, mode, delay = ARGV[3], ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7])
 local jk = JOB .. id
+local function dead_letter(reason)
+  to_dead(id, reason, now)
+  if redis.call('ZCARD', K_BATCHES_DONE) > 0 then
+    return 3
+  end
+  return 2
+end
 local names = {'state', 'token', 'attempts', 'maxAttempts', 'score', 'batch'}
 local f = redis.call('HMGET', jk, unpack(names))
 local refused = not_held(f, token)
@@ -14,14 +22,12 @@ end
 redis.call('ZREM', K_INFLIGHT, id)
 local bad = corrupt(f, names, {3, 4, 5})
 if bad then
-  to_dead(id, bad .. '; last error: ' .. err, now)
-  return 2
+  return dead_letter(bad .. '; last error: ' .. err)
 end
 local attempts = tonumber(f[3]) + 1
 redis.call('HSET', jk, 'attempts', attempts)
 if mode ~= 'retry' or attempts >= tonumber(f[4]) then
-  to_dead(id, err, now)
-  return 2
+  return dead_letter(err)
 end
 redis.call('HINCRBY', K_STATS, 'failed', 1)
 if batch_cancelling(f[6]) then

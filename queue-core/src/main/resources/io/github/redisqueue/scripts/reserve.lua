@@ -17,6 +17,8 @@
 -- ms it waited ready (by the server clock).
 local now = now_ms()
 redis.call('DEL', K_WOKEN)
+-- jobs admitted by the acknowledgements below are taken by this call first: wake-ups are owed
+wake_owed = 0
 local stale, missing, completed = 0, 0, 0
 local retention = tonumber(ARGV[8]) or 0
 for i = 11, #ARGV, 2 do
@@ -44,6 +46,7 @@ local out = {0, reclaimed, expired, 0, stale, missing, now, 0}
 if redis.call('EXISTS', K_PAUSED) == 0 then
   local got = 0
   local deadline = now + lease
+  local batch_states = {}
   local names = {'state', 'payload', 'headers', 'attempts', 'maxAttempts', 'token', 'enqueuedAt', 'priority',
     'score', 'expireAt', 'dueAt', 'readyAt', 'lost', 'batch'}
   while got < n and budget > 0 do
@@ -67,7 +70,7 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
         if bad then
           to_dead(id, bad, now)
           budget = budget - 1
-        elseif batch_cancelling(f[14]) then
+        elseif batch_cancelling(f[14], batch_states) then
           cancel_job(id, f[14], now)
           budget = budget - 1
         elseif is_expired(f[10], f[4], f[13], now) then
@@ -109,6 +112,11 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
     end
   end
   out[4] = got
+end
+local owed = wake_owed
+wake_owed = -1
+if owed > 0 then
+  wake(math.min(owed, redis.call('ZCARD', K_READY)))
 end
 out[1] = next_due()
 out[3] = expired

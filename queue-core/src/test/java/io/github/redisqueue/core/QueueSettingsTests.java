@@ -23,6 +23,19 @@ class QueueSettingsTests {
 		assertThat(defaults.reclaimBatch()).isEqualTo(QueueSettings.DEFAULT_RECLAIM_BATCH);
 		assertThat(defaults.reapBatch()).isEqualTo(QueueSettings.DEFAULT_REAP_BATCH);
 		assertThat(defaults.enqueueChunk()).isEqualTo(QueueSettings.DEFAULT_ENQUEUE_CHUNK);
+		assertThat(defaults.resultRetention()).isEqualTo(QueueSettings.DEFAULT_RESULT_RETENTION);
+		assertThat(defaults.maxResultBytes()).isEqualTo(QueueSettings.DEFAULT_MAX_RESULT_BYTES);
+		assertThat(defaults.batchRetention()).isEqualTo(QueueSettings.DEFAULT_BATCH_RETENTION);
+		assertThat(defaults.groupConcurrency("any")).isEqualTo(1);
+	}
+
+	@Test
+	void groupConcurrencyIsPerQueueWithADefault() {
+		QueueSettings settings = QueueSettings.builder().defaultGroupConcurrency(3).groupConcurrency("tenants", 5).build();
+		assertThat(settings.groupConcurrency("tenants")).isEqualTo(5);
+		assertThat(settings.groupConcurrency("other")).isEqualTo(3);
+		assertThat(settings.toBuilder().build()).isEqualTo(settings).hasSameHashCodeAs(settings);
+		assertThat(settings.toBuilder().groupConcurrency("tenants", 4).build()).isNotEqualTo(settings);
 	}
 
 	@Test

@@ -40,6 +40,7 @@ class ScriptRepliesTests {
 		ScriptReplies.ReserveReply decoded = ScriptReplies.reservation("mail", reply, RAW_HEADERS);
 
 		Reservation reservation = decoded.reservation();
+		assertThat(decoded.batchesDone()).isEqualTo(6);
 		assertThat(reservation.nextDue()).isEqualTo(Instant.ofEpochMilli(5_000));
 		assertThat(reservation.reclaimed()).isEqualTo(2);
 		assertThat(reservation.expired()).isEqualTo(1);
@@ -63,7 +64,6 @@ class ScriptRepliesTests {
 		assertThat(second.headers()).containsEntry("raw", "");
 		assertThat(second.priority()).isEqualTo(-3);
 		assertThat(decoded.waits()).containsExactly(Duration.ofMillis(250), Duration.ZERO);
-		assertThat(decoded.batchesDone()).isEqualTo(6);
 	}
 
 	@Test
@@ -93,43 +93,6 @@ class ScriptRepliesTests {
 		assertThat(counts.totals()).containsOnly(Map.entry("enqueued", 12L), Map.entry("dead", 1L));
 		assertThat(counts.headAge()).isEqualTo(Duration.ofMillis(1_500));
 		assertThat(counts.throughput()).isEqualTo(0.5);
-	}
-
-	@Test
-	void batchAndGroupCountersReadAsLevelsOfTheQueue() {
-		List<Object> counters = List.of(bytes("batchWaiting"), bytes("7"), bytes("batchActive"), bytes("3"),
-				bytes("groupWaiting"), bytes("2"), bytes("groupActive"), bytes("1"), bytes("batchesOpened"),
-				bytes("5"), bytes("batchesCompleted"), bytes("2"), bytes("batchesCancelled"), bytes("1"));
-		QueueCounts counts = ScriptReplies.counts("mail", List.of(4L, 0L, 0L, 0L, 0L, 0L, counters, 0L, 0L, 0L));
-
-		assertThat(counts.batchJobsWaiting()).isEqualTo(7);
-		assertThat(counts.batchJobsActive()).isEqualTo(3);
-		assertThat(counts.groupJobsWaiting()).isEqualTo(2);
-		assertThat(counts.groupJobsActive()).isEqualTo(1);
-		assertThat(counts.openBatches()).isEqualTo(2);
-		assertThat(counts.pending()).as("ready and waiting at a batch or group").isEqualTo(4 + 7 + 2);
-		QueueCounts idle = ScriptReplies.counts("idle", List.of(0L, 0L, 0L, 0L, 0L, 0L, List.of(), -1L, 0L, 0L));
-		assertThat(idle.batchJobsWaiting() + idle.batchJobsActive() + idle.groupJobsWaiting()
-				+ idle.groupJobsActive() + idle.openBatches()).isZero();
-	}
-
-	@Test
-	void batchListGivesTheIdAndTwelveStatusValuesPerBatch() {
-		List<Object> reply = new ArrayList<>(List.of(3L));
-		reply.addAll(List.of(bytes("a-1"), bytes("open"), bytes("2"), bytes("5"), bytes("10"), bytes("2"), bytes("3"),
-				bytes("1"), bytes("0"), bytes("1000"), bytes("0"), bytes(""), 4L));
-		reply.addAll(List.of(bytes("17"), bytes("cancelling"), bytes("1"), bytes("0"), bytes("4"), bytes("1"),
-				bytes("0"), bytes("0"), bytes("2"), bytes("2000"), bytes("0"), bytes("done"), 1L));
-
-		List<BatchStatus> batches = ScriptReplies.batchList("mail", reply);
-
-		assertThat(batches).hasSize(2);
-		BatchStatus first = batches.get(0);
-		assertThat(first).isEqualTo(new BatchStatus("mail", "a-1", BatchState.OPEN, 2, 5, 10, 4, 2, 3, 1, 0,
-				Instant.ofEpochMilli(1000), null, null));
-		assertThat(batches.get(1)).isEqualTo(new BatchStatus("mail", "17", BatchState.CANCELLING, 1, 0, 4, 1, 1, 0,
-				0, 2, Instant.ofEpochMilli(2000), null, "done"));
-		assertThat(ScriptReplies.batchList("mail", List.of(0L))).isEmpty();
 	}
 
 	@Test
@@ -224,9 +187,10 @@ class ScriptRepliesTests {
 
 	@Test
 	void everyJobStateIsKnown() {
-		assertThat(List.of("ready", "delayed", "active", "completed", "dead", "")).map(ScriptReplies::jobState)
-			.containsExactly(JobState.READY, JobState.DELAYED, JobState.ACTIVE, JobState.COMPLETED, JobState.DEAD,
-					JobState.UNKNOWN);
+		assertThat(List.of("ready", "delayed", "waiting", "active", "completed", "dead", ""))
+			.map(ScriptReplies::jobState)
+			.containsExactly(JobState.READY, JobState.DELAYED, JobState.WAITING, JobState.ACTIVE, JobState.COMPLETED,
+					JobState.DEAD, JobState.UNKNOWN);
 	}
 
 	@Test
@@ -255,7 +219,7 @@ class ScriptRepliesTests {
 
 	@Test
 	void reapReplyInTheOrderOfTheResult() {
-		assertThat(ScriptReplies.reapResult(List.of(1L, 2L, 3L, 4L, 5L, 6L)))
+		assertThat(ScriptReplies.reapResult(List.of(1L, 2L, 3L, 4L, 5L, 6L, 0L)))
 			.isEqualTo(new ReapResult(1, 2, 3, 4, 5, 6));
 	}
 
@@ -314,8 +278,33 @@ class ScriptRepliesTests {
 			.runAt(Instant.ofEpochMilli(5_000))
 			.maxAttempts(8)
 			.build(), 3, 1))).containsExactly("0", "0", "5000", "", "0", "0", "8", "", "86400000", "", "1");
-		assertThat(texts(ScriptReplies.jobOptionArgs(JobOptions.builder().group("tenant-7").build(), 3, 4)))
-			.containsExactly("0", "0", "0", "", "0", "0", "3", "", "86400000", "tenant-7", "4");
+		assertThat(texts(ScriptReplies.jobOptionArgs(JobOptions.builder().group("customer-9").build(), 3, 4)))
+			.containsExactly("0", "0", "0", "", "0", "0", "3", "", "86400000", "customer-9", "4");
+	}
+
+	@Test
+	void batchStatusRepliesNameEveryValue() {
+		List<Object> status = List.of(bytes("sealed"), 3L, 50L, 10L, 3L, 2L, 1L, 0L, 1_000L, 0L, bytes("done"), 4L);
+
+		assertThat(ScriptReplies.batchStatus("resize", "b1", status, 0)).isEqualTo(new BatchStatus("resize", "b1",
+				BatchState.SEALED, 3, 50, 10, 4, 3, 2, 1, 0, Instant.ofEpochMilli(1_000), null, "done"));
+		List<Object> list = new ArrayList<>(List.of(2L, bytes("b1")));
+		list.addAll(status);
+		list.add(bytes("b2"));
+		list.addAll(List.of(bytes("completed"), 1L, 0L, 1L, 0L, 1L, 0L, 0L, 1_000L, 2_000L, bytes(""), 0L));
+		assertThat(ScriptReplies.batchList("resize", list)).extracting(BatchStatus::id, BatchStatus::state,
+				BatchStatus::finishedAt, BatchStatus::completionQueue)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple("b1", BatchState.SEALED, null, "done"),
+					org.assertj.core.groups.Tuple.tuple("b2", BatchState.COMPLETED, Instant.ofEpochMilli(2_000), null));
+	}
+
+	@Test
+	void completeRepliesEndWithTheFinishedBatches() {
+		List<Object> reply = List.of(1L, 0L, 2L, 5L);
+
+		assertThat(ScriptReplies.ackResults(ScriptReplies.completeCodes(reply))).containsExactly(AckResult.OK,
+				AckResult.STALE_TOKEN, AckResult.OK);
+		assertThat(ScriptReplies.completeBatchesDone(reply)).isEqualTo(5);
 	}
 
 	@Test

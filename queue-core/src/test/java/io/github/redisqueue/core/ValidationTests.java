@@ -77,6 +77,27 @@ class ValidationTests {
 			.withMessageContaining("Dead-job retention");
 		assertThatIllegalArgumentException().isThrownBy(() -> defaults.toBuilder().defaultMaxAttempts(0).build())
 			.withMessageContaining("Default max attempts 0");
+		assertThatIllegalArgumentException().isThrownBy(() -> defaults.toBuilder().groupConcurrency("q", 1001).build())
+			.withMessageContaining("Group concurrency of queue 'q' 1001 is out of range: it must be from 1 to 1000");
+		assertThatIllegalArgumentException().isThrownBy(() -> defaults.toBuilder().defaultGroupConcurrency(0).build())
+			.withMessageContaining("Default group concurrency 0");
+		assertThatIllegalArgumentException().isThrownBy(() -> defaults.toBuilder().batchRetention(Duration.ZERO).build())
+			.withMessageContaining("Batch retention PT0S");
+		assertThatIllegalArgumentException().isThrownBy(() -> defaults.toBuilder().maxResultBytes(0).build())
+			.withMessageContaining("Max result size 0");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> defaults.toBuilder().resultRetention(Duration.ofDays(3651)).build())
+			.withMessageContaining("Result retention PT87624H is out of range");
+	}
+
+	@Test
+	void groupsAreCheckedAndCannotBeDelayed() {
+		assertThatIllegalArgumentException().isThrownBy(() -> JobOptions.builder().group(""))
+			.withMessageContaining("Group key '' must have from 1 to 512 characters");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> JobOptions.builder().group("customer-1").delay(Duration.ofSeconds(1)).build())
+			.withMessageContaining("Job of group 'customer-1' cannot be delayed");
+		assertThat(JobOptions.builder().group("customer-1").build().toBuilder().build().getGroup()).isEqualTo("customer-1");
 	}
 
 }

@@ -39,6 +39,21 @@ public final class FetchLoop implements Runnable {
 
 	private static final Logger logger = LoggerFactory.getLogger(FetchLoop.class);
 
+	/**
+	 * How long a loop whose reserve came back short waits for a job of its own to finish before it
+	 * blocks on Redis: the finished job's acknowledgement goes with the next reserve, which may
+	 * take what that acknowledgement frees (the next sub-job of a batch at its cap, the next job
+	 * of a group).
+	 */
+	static final Duration LINGER = Duration.ofMillis(10);
+
+	/**
+	 * Once one of its jobs finished, how long such a loop waits for the others that are about to
+	 * (started together, they often end together), so that one reserve carries their
+	 * acknowledgements and takes what they free.
+	 */
+	static final Duration GATHER = Duration.ofNanos(300_000);
+
 	private final QueueTemplate template;
 
 	private final String queue;
@@ -217,6 +232,7 @@ public final class FetchLoop implements Runnable {
 			return;
 		}
 		if (this.reserveNext) {
+			this.slots.resetReleases();
 			List<JobRef> completions = this.acks.drain();
 			Reservation reservation;
 			try {
@@ -256,7 +272,14 @@ public final class FetchLoop implements Runnable {
 					throw ex;
 				}
 			}
-			if (!jobs.isEmpty() || !this.active) {
+			if (!this.active || jobs.size() == free) {
+				return;
+			}
+			if (!this.slots.jobs().isEmpty() && awaitOwnRelease()) {
+				// short, with jobs of its own running: one of them finished meanwhile
+				return;
+			}
+			if (!jobs.isEmpty()) {
 				return;
 			}
 		}
@@ -293,6 +316,27 @@ public final class FetchLoop implements Runnable {
 			this.slots.release(running);
 			giveBack(List.of(job.ref()), false, "undispatched");
 			throw ex;
+		}
+	}
+
+	private boolean awaitOwnRelease() {
+		try {
+			if (!this.slots.awaitRelease(LINGER)) {
+				return false;
+			}
+			long until = System.nanoTime() + GATHER.toNanos();
+			long left;
+			while (!this.slots.jobs().isEmpty() && (left = until - System.nanoTime()) > 0) {
+				if (!this.slots.awaitRelease(Duration.ofNanos(left))) {
+					break;
+				}
+			}
+			return true;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			this.active = false;
+			return false;
 		}
 	}
 

@@ -32,6 +32,10 @@ final class JobSlots {
 	// by identity, not job id: a job given back and reserved again may run here twice for a moment
 	private final Set<RunningJob> jobs = ConcurrentHashMap.newKeySet();
 
+	// one permit per slot freed since the fetch loop last reset it: lets the loop wait for a job of
+	// its own to finish
+	private final Semaphore releases = new Semaphore(0);
+
 	JobSlots(int concurrency, int prefetch) {
 		this.concurrency = concurrency;
 		this.held = concurrency + prefetch;
@@ -57,6 +61,20 @@ final class JobSlots {
 		if (this.slots.tryAcquire(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
 			this.slots.release();
 		}
+	}
+
+	/** Forget the slots freed so far: {@link #awaitRelease} waits for the next one. */
+	void resetReleases() {
+		this.releases.drainPermits();
+	}
+
+	/**
+	 * Wait until a slot was freed since the last {@link #resetReleases()}.
+	 * @param timeout the longest wait
+	 * @return whether one was
+	 */
+	boolean awaitRelease(Duration timeout) throws InterruptedException {
+		return this.releases.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS);
 	}
 
 	/** Hold a reserved job: it takes a slot (one is free, as no more were reserved). */
@@ -102,6 +120,7 @@ final class JobSlots {
 		job.finished();
 		if (this.jobs.remove(job)) {
 			this.slots.release();
+			this.releases.release();
 		}
 	}
 

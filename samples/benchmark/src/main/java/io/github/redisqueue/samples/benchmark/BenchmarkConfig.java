@@ -7,7 +7,8 @@ import java.time.Duration;
  * What to run, from command-line arguments of the form {@code --name=value}.
  *
  * @param jobs jobs per phase and run
- * @param concurrency listener concurrency of the drain and latency phases
+ * @param concurrency listener concurrency of the drain, batch and latency phases
+ * @param batchCap the batch phase's cap: at most this many of its sub-jobs admitted at once
  * @param rate jobs per second of the latency phase
  * @param latencyDuration how long the latency phase enqueues
  * @param runs runs per phase; figures are the median with min and max
@@ -15,12 +16,13 @@ import java.time.Duration;
  * @param out where the JSON results go
  * @param reference whether to run redis-benchmark for the machine's reference numbers
  */
-record BenchmarkConfig(int jobs, int concurrency, int rate, Duration latencyDuration, int runs, String redisUrl,
-		Path out, boolean reference) {
+record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Duration latencyDuration, int runs,
+		String redisUrl, Path out, boolean reference) {
 
 	static BenchmarkConfig parse(String... args) {
 		int jobs = 100_000;
 		int concurrency = 8;
+		int batchCap = 8;
 		int rate = 1_000;
 		Duration latency = Duration.ofSeconds(10);
 		int runs = 3;
@@ -33,6 +35,7 @@ record BenchmarkConfig(int jobs, int concurrency, int rate, Duration latencyDura
 			switch (pair[0]) {
 				case "jobs" -> jobs = Integer.parseInt(value);
 				case "concurrency" -> concurrency = Integer.parseInt(value);
+				case "batch-cap" -> batchCap = Integer.parseInt(value);
 				case "rate" -> rate = Integer.parseInt(value);
 				case "latency-seconds" -> latency = Duration.ofMillis((long) (Double.parseDouble(value) * 1000));
 				case "runs" -> runs = Integer.parseInt(value);
@@ -40,14 +43,14 @@ record BenchmarkConfig(int jobs, int concurrency, int rate, Duration latencyDura
 				case "out" -> out = Path.of(value);
 				case "no-reference" -> reference = false;
 				default -> throw new IllegalArgumentException("Unknown argument '" + arg + "'; known: --jobs=N "
-						+ "--concurrency=C --rate=R --latency-seconds=S --runs=K --redis-url=redis://host:port "
+						+ "--concurrency=C --batch-cap=B --rate=R --latency-seconds=S --runs=K --redis-url=redis://host:port "
 						+ "--out=FILE --no-reference");
 			}
 		}
-		if (jobs < 1 || concurrency < 1 || rate < 1 || runs < 1) {
-			throw new IllegalArgumentException("jobs, concurrency, rate and runs must be positive");
+		if (jobs < 1 || concurrency < 1 || batchCap < 1 || rate < 1 || runs < 1) {
+			throw new IllegalArgumentException("jobs, concurrency, batch-cap, rate and runs must be positive");
 		}
-		return new BenchmarkConfig(jobs, concurrency, rate, latency, runs, url, out, reference);
+		return new BenchmarkConfig(jobs, concurrency, batchCap, rate, latency, runs, url, out, reference);
 	}
 
 }

@@ -6,22 +6,22 @@ import java.util.Properties;
 import java.util.Set;
 
 /**
- * Calls per command from {@code INFO commandstats}, and the difference of two snapshots split
- * into script calls (EVAL/EVALSHA: one round trip each), other commands sent by clients, and
- * every command Redis executed (those run inside scripts included).
+ * One snapshot of the commands: calls per command from {@code INFO commandstats} (every command
+ * Redis executed, those run inside scripts included) and the commands the client sent so far
+ * ({@link SentCommands}); the difference of two snapshots gives script calls and other commands
+ * sent (round trips) and the commands executed.
+ *
+ * @param calls calls per command executed by Redis
+ * @param scriptsSent script calls the client sent
+ * @param othersSent other commands the client sent
  */
-record CommandStats(Map<String, Long> calls) {
+record CommandStats(Map<String, Long> calls, long scriptsSent, long othersSent) {
 
-	/** Commands the engine sends itself, outside scripts. */
-	private static final Set<String> CLIENT_COMMANDS = Set.of("blmove", "sadd", "smembers", "setnx", "hgetall",
-			"script|load", "script", "ping");
-
-	private static final Set<String> SCRIPT_COMMANDS = Set.of("evalsha", "eval", "evalsha_ro", "eval_ro");
-
+	/** What the benchmark itself sends to measure and reset, and connection handshakes. */
 	private static final Set<String> IGNORED = Set.of("info", "config|resetstat", "config", "flushall", "client|setinfo",
-			"client", "hello", "select");
+			"client", "hello", "select", "auth");
 
-	static CommandStats of(Properties info) {
+	static CommandStats of(Properties info, SentCommands sent) {
 		Map<String, Long> calls = new HashMap<>();
 		for (String name : info.stringPropertyNames()) {
 			if (name.startsWith("cmdstat_")) {
@@ -30,38 +30,27 @@ record CommandStats(Map<String, Long> calls) {
 				calls.put(name.substring(8), Long.parseLong(count.substring(0, count.indexOf(','))));
 			}
 		}
-		return new CommandStats(calls);
+		return new CommandStats(calls, sent.scripts(), sent.others());
 	}
 
 	Delta since(CommandStats earlier) {
-		long scripts = 0;
-		long client = 0;
 		long all = 0;
 		for (Map.Entry<String, Long> entry : this.calls.entrySet()) {
-			long delta = entry.getValue() - earlier.calls.getOrDefault(entry.getKey(), 0L);
-			String name = entry.getKey();
-			if (IGNORED.contains(name)) {
-				continue;
-			}
-			all += delta;
-			if (SCRIPT_COMMANDS.contains(name)) {
-				scripts += delta;
-			}
-			else if (CLIENT_COMMANDS.contains(name)) {
-				client += delta;
+			if (!IGNORED.contains(entry.getKey())) {
+				all += entry.getValue() - earlier.calls.getOrDefault(entry.getKey(), 0L);
 			}
 		}
-		return new Delta(scripts, client, all);
+		return new Delta(this.scriptsSent - earlier.scriptsSent, this.othersSent - earlier.othersSent, all);
 	}
 
 	/**
-	 * @param scripts script calls
-	 * @param clientCommands other commands sent by clients
+	 * @param scripts script calls sent
+	 * @param clientCommands other commands sent
 	 * @param executed every command Redis executed, inside scripts included
 	 */
 	record Delta(long scripts, long clientCommands, long executed) {
 
-		/** Round trips: script calls plus other client commands. */
+		/** Round trips: script calls plus other commands sent. */
 		long roundTrips() {
 			return this.scripts + this.clientCommands;
 		}

@@ -41,6 +41,11 @@ final class Figures {
 		return this.phase;
 	}
 
+	/** The median of the measured values. */
+	double median() {
+		return median(this.values);
+	}
+
 	String row() {
 		return String.format("%-34s %12s %12s %12s %-8s %9.3f %9.3f %9.2f %9.1f", this.phase, fmt(median(this.values)),
 				fmt(min(this.values)), fmt(max(this.values)), this.unit, median(this.roundTripsPerJob),

@@ -22,6 +22,9 @@ import io.github.redisqueue.annotation.EnableQueueListeners;
 import io.github.redisqueue.config.DefaultQueueListenerContainerFactory;
 import io.github.redisqueue.config.QueueListenerConfigUtils;
 import io.github.redisqueue.config.QueueListenerEndpointRegistry;
+import io.github.redisqueue.core.Batch;
+import io.github.redisqueue.core.BatchState;
+import io.github.redisqueue.core.BatchStatus;
 import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.JobRef;
 import io.github.redisqueue.core.QueueAdmin;
@@ -36,11 +39,13 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.MapPropertySource;
 
 /**
- * The benchmark: enqueue (one job per call, and bulk), drain through {@code @QueueListener} and
- * through the pull API alone, and latency from enqueue to handler start at a fixed rate; each
- * phase run several times, reported as median, min and max with Redis round trips and JVM CPU
- * per job. Run it with {@code java -jar samples/benchmark/target/benchmark.jar [--jobs=N]
- * [--concurrency=C] [--rate=R] [--latency-seconds=S] [--runs=K] [--redis-url=redis://host:port]}.
+ * The benchmark: enqueue (one job per call, and bulk), drain through {@code @QueueListener}, the
+ * same drain of one batch of sub-jobs under a concurrency cap, drain through the pull API alone,
+ * and latency from enqueue to handler start at a fixed rate; each phase run several times,
+ * reported as median, min and max with Redis round trips and JVM CPU per job. Run it with
+ * {@code java -jar samples/benchmark/target/benchmark.jar [--jobs=N] [--concurrency=C]
+ * [--batch-cap=B] [--rate=R] [--latency-seconds=S] [--runs=K] [--redis-url=redis://host:port]
+ * [--out=FILE] [--no-reference]}.
  */
 public final class QueueBenchmark {
 
@@ -83,10 +88,13 @@ public final class QueueBenchmark {
 		machine.put("redis", this.redis.origin());
 		machine.put("jobs", this.config.jobs());
 		machine.put("concurrency", this.config.concurrency());
+		machine.put("batchCap", this.config.batchCap());
 		machine.put("runs", this.config.runs());
 		Figures single = new Figures("enqueue, 1 job/call, 1 thread", "jobs/s");
 		Figures bulk = new Figures("enqueue, bulk (1000/call)", "jobs/s");
 		Figures drain = new Figures("drain @QueueListener C=" + this.config.concurrency(), "jobs/s");
+		Figures batch = new Figures("batch cap " + this.config.batchCap() + ", @QueueListener C="
+				+ this.config.concurrency(), "jobs/s");
 		Figures pull = new Figures("drain pull API C=" + this.config.concurrency(), "jobs/s");
 		String at = " @" + this.config.rate() + "/s";
 		Figures p50 = new Figures("latency p50" + at, "ms");
@@ -101,6 +109,9 @@ public final class QueueBenchmark {
 			long[] drained = drainListener(drain);
 			duplicates += drained[0];
 			missing += drained[1];
+			long[] batched = drainBatch(batch);
+			duplicates += batched[0];
+			missing += batched[1];
 			drainPull(pull);
 			long[] latency = latency(p50, p99, p999, pmax);
 			duplicates += latency[0];
@@ -108,8 +119,8 @@ public final class QueueBenchmark {
 		}
 		Map<String, Object> reference = this.config.reference()
 				? new ReferenceNumbers(this.redis.host(), this.redis.port()).measure() : Map.of();
-		return new Report(this.config, machine, List.of(single, bulk, drain, pull, p50, p99, p999, pmax), reference,
-				duplicates, missing);
+		return new Report(this.config, machine, List.of(single, bulk, drain, batch, pull, p50, p99, p999, pmax),
+				batch.median() / drain.median(), reference, duplicates, missing);
 	}
 
 	private void enqueueSingle(Figures figures) {
@@ -147,6 +158,37 @@ public final class QueueBenchmark {
 			await(() -> listener.handled() >= n && this.admin.counts(BenchListener.QUEUE).total("completed") >= n);
 			measure.stop(figures, n);
 			container.stop();
+		}
+		return new long[] { listener.duplicates(), n - listener.handled() };
+	}
+
+	/**
+	 * The drain of one batch of {@code jobs} sub-jobs, capped at {@code batch-cap}, by the same
+	 * container as {@link #drainListener(Figures)}: the batch is opened, fed in chunks of 1,000 and
+	 * sealed first (as the plain drain enqueues its jobs first), then timed from the container's
+	 * start until every sub-job was handled and the batch's status reads finished.
+	 */
+	private long[] drainBatch(Figures figures) {
+		this.redis.flushAll();
+		int n = this.config.jobs();
+		BenchListener listener = new BenchListener();
+		Batch batch = this.queues.batch(BenchListener.QUEUE).maxConcurrency(this.config.batchCap()).open();
+		for (List<BenchPayload> chunk : chunks(n, 1000)) {
+			batch.addAll(chunk);
+		}
+		batch.seal();
+		try (AnnotationConfigApplicationContext context = listenerContext(listener)) {
+			QueueListenerContainer container = container(context);
+			Measure measure = start();
+			container.start();
+			await(() -> listener.handled() >= n && batch.status().isFinished());
+			measure.stop(figures, n);
+			container.stop();
+			BatchStatus status = batch.status();
+			if (status.state() != BatchState.COMPLETED || status.completed() != n) {
+				throw new IllegalStateException("batch ended " + status.state() + " with " + status.completed()
+						+ " of " + n + " sub-jobs completed");
+			}
 		}
 		return new long[] { listener.duplicates(), n - listener.handled() };
 	}
@@ -268,7 +310,8 @@ public final class QueueBenchmark {
 	}
 
 	private Measure start() {
-		return new Measure(CommandStats.of(this.redis.info("commandstats")), System.nanoTime(), processCpu());
+		return new Measure(CommandStats.of(this.redis.info("commandstats"), this.redis.sent()), System.nanoTime(),
+				processCpu());
 	}
 
 	private static long processCpu() {
@@ -297,7 +340,8 @@ public final class QueueBenchmark {
 		}
 
 		CommandStats.Delta commands() {
-			return CommandStats.of(QueueBenchmark.this.redis.info("commandstats")).since(this.before);
+			return CommandStats.of(QueueBenchmark.this.redis.info("commandstats"),
+					QueueBenchmark.this.redis.sent()).since(this.before);
 		}
 
 		long cpu() {
@@ -312,8 +356,13 @@ public final class QueueBenchmark {
 
 	}
 
-	/** What a benchmark run measured. */
-	record Report(BenchmarkConfig config, Map<String, Object> machine, List<Figures> figures,
+	/**
+	 * What a benchmark run measured.
+	 *
+	 * @param batchToDrain the median jobs/s of the batch phase over that of the plain
+	 * {@code @QueueListener} drain
+	 */
+	record Report(BenchmarkConfig config, Map<String, Object> machine, List<Figures> figures, double batchToDrain,
 			Map<String, Object> reference, long duplicates, long missing) {
 
 		boolean allAcknowledgedOnce() {
@@ -325,8 +374,13 @@ public final class QueueBenchmark {
 			out.append("redis-queue benchmark ").append(this.machine).append('\n');
 			out.append(Figures.header()).append('\n');
 			this.figures.forEach((figure) -> out.append(figure.row()).append('\n'));
-			out.append("rt/job = round trips per job (script calls + other client commands); eval/job = script calls;\n")
-				.append("cmds/job = every command Redis executed, inside scripts included; cpu = JVM process CPU.\n");
+			out.append(String.format("batch drain / plain @QueueListener drain (medians): %.1f%%%n",
+					this.batchToDrain * 100));
+			out.append("rt/job = round trips per job (commands the client sent: script calls + others);\n")
+				.append("eval/job = script calls; ")
+				.append("cmds/job = every command Redis executed, inside scripts included; cpu = JVM process CPU.\n")
+				.append("batch: one batch of all the jobs as sub-jobs (1000 per add), built first like the plain drain's jobs,\n")
+				.append("then drained by the same container, timed from its start to the batch's status finished; per job = per sub-job.\n");
 			out.append("delivered twice: ").append(this.duplicates).append(", never delivered: ").append(this.missing).append('\n');
 			if (!this.reference.isEmpty()) {
 				out.append("reference (redis-benchmark, requests/s): ").append(this.reference).append('\n');
@@ -338,6 +392,7 @@ public final class QueueBenchmark {
 			Map<String, Object> json = new LinkedHashMap<>();
 			json.put("machine", this.machine);
 			json.put("phases", this.figures.stream().map(Figures::toMap).toList());
+			json.put("batchToListenerDrain", this.batchToDrain);
 			json.put("reference", this.reference);
 			json.put("deliveredTwice", this.duplicates);
 			json.put("neverDelivered", this.missing);

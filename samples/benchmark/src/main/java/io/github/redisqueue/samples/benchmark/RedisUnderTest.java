@@ -31,6 +31,8 @@ final class RedisUnderTest implements AutoCloseable {
 
 	private final LettuceConnectionFactory connectionFactory;
 
+	private final SentCommands sent = new SentCommands();
+
 	private RedisUnderTest(String host, int port, Process process, String origin) {
 		this.host = host;
 		this.port = port;
@@ -39,6 +41,7 @@ final class RedisUnderTest implements AutoCloseable {
 		this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
+		this.connectionFactory.getRequiredNativeClient().addListener(this.sent);
 		awaitPing();
 	}
 
@@ -84,6 +87,11 @@ final class RedisUnderTest implements AutoCloseable {
 
 	LettuceConnectionFactory connectionFactory() {
 		return this.connectionFactory;
+	}
+
+	/** The commands sent through {@link #connectionFactory()} so far. */
+	SentCommands sent() {
+		return this.sent;
 	}
 
 	String host() {

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A short run of the benchmark: it completes, writes its JSON, and every job of the drain and
- * latency phases is handled exactly once. Speed is not asserted here.
+ * A short run of the benchmark: it completes, writes its JSON, and every job of the drain, batch
+ * and latency phases is handled exactly once. Speed is not asserted here.
  */
 class BenchmarkSmokeTests {
 
@@ -28,8 +28,14 @@ class BenchmarkSmokeTests {
 
 		assertThat(report.duplicates()).isZero();
 		assertThat(report.missing()).isZero();
-		assertThat(report.figures()).hasSize(8).allSatisfy((figures) -> assertThat(figures.row()).doesNotContain("NaN"));
-		assertThat(Files.readString(out)).contains("\"deliveredTwice\" : 0").contains("drain @QueueListener C=8");
+		assertThat(report.figures()).hasSize(9).allSatisfy((figures) -> assertThat(figures.row()).doesNotContain("NaN"));
+		assertThat(report.table()).containsPattern("(?m)^batch cap 8, @QueueListener C=8 +[0-9,.]+ .* jobs/s ")
+			.containsPattern("(?m)^batch drain / plain @QueueListener drain \\(medians\\): [0-9]+\\.[0-9]%$");
+		assertThat(report.batchToDrain()).isPositive();
+		assertThat(Files.readString(out)).contains("\"deliveredTwice\" : 0")
+			.contains("drain @QueueListener C=8")
+			.contains("batch cap 8, @QueueListener C=8")
+			.contains("\"batchToListenerDrain\"");
 	}
 
 }

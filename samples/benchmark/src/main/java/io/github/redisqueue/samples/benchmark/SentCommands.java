@@ -1,0 +1,49 @@
+package io.github.redisqueue.samples.benchmark;
+
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
+
+import io.lettuce.core.event.command.CommandListener;
+import io.lettuce.core.event.command.CommandStartedEvent;
+
+/**
+ * Counts the commands the client sends, on every connection of the benchmark's Redis client:
+ * each is one round trip of its connection. Scripts run commands of their own inside Redis, so
+ * the client's side is the only place where round trips can be told apart from the commands
+ * Redis executed. The commands the benchmark sends to measure and reset ({@code INFO},
+ * {@code FLUSHALL}) and the handshake of new connections are not counted.
+ */
+final class SentCommands implements CommandListener {
+
+	private static final Set<String> SCRIPT_COMMANDS = Set.of("EVALSHA", "EVAL", "EVALSHA_RO", "EVAL_RO");
+
+	private static final Set<String> IGNORED = Set.of("INFO", "FLUSHALL", "CONFIG", "CLIENT", "HELLO", "SELECT",
+			"AUTH");
+
+	private final LongAdder scripts = new LongAdder();
+
+	private final LongAdder others = new LongAdder();
+
+	@Override
+	public void commandStarted(CommandStartedEvent event) {
+		String type = event.getCommand().getType().toString().toUpperCase(Locale.ROOT);
+		if (SCRIPT_COMMANDS.contains(type)) {
+			this.scripts.increment();
+		}
+		else if (!IGNORED.contains(type)) {
+			this.others.increment();
+		}
+	}
+
+	/** Script calls sent so far. */
+	long scripts() {
+		return this.scripts.sum();
+	}
+
+	/** Other commands sent so far, the ignored ones left out. */
+	long others() {
+		return this.others.sum();
+	}
+
+}
