@@ -13,7 +13,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 
 /**
  * The admin lists a queue's open batches oldest first with their progress, page by page, reads
- * and cancels one batch, and the queue's counts carry the jobs of batches and groups waiting for a place and admitted.
+ * and cancels one batch, and the queue's counts show how many batches are open.
  */
 class QueueAdminBatchesIntegrationTests extends AbstractRedisIntegrationTests {
 
@@ -85,21 +85,18 @@ class QueueAdminBatchesIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	@Test
-	void countsCarryTheJobsOfBatchesAndGroupsWaitingAndAdmitted() {
+	void countsShowOpenBatchesAndTheAdmittedSubJobsAsReady() {
 		this.queues.batch("mixed").maxConcurrency(2).addAll(List.of(1, 2, 3, 4, 5)).open();
-		this.queues.enqueueAll("mixed", List.of("a", "b", "c"), JobOptions.builder().group("tenant-1").build());
+		this.queues.batch("mixed").addAll(List.of(6)).submit();
 		this.queues.enqueue("mixed", "plain");
 
 		QueueCounts counts = this.admin.counts("mixed");
 
-		assertThat(counts.batchJobsWaiting()).isEqualTo(3);
-		assertThat(counts.batchJobsActive()).isEqualTo(2);
-		assertThat(counts.groupJobsWaiting()).as("one of the group at a time by default").isEqualTo(2);
-		assertThat(counts.groupJobsActive()).isEqualTo(1);
-		assertThat(counts.openBatches()).isEqualTo(1);
-		assertThat(counts.ready()).as("admitted jobs and the plain one").isEqualTo(2 + 1 + 1);
-		assertThat(counts.pending()).as("every job that still has to run").isEqualTo(9);
-		assertThat(this.admin.overview().queues().get("mixed").totals()).isEqualTo(counts.totals());
+		assertThat(counts.openBatches()).isEqualTo(2);
+		assertThat(counts.ready()).as("admitted sub-jobs and the plain job").isEqualTo(2 + 1 + 1);
+		assertThat(counts.pending()).as("waiting sub-jobs are in no state of the queue").isEqualTo(4);
+		assertThat(this.admin.batches("mixed", 0, 10)).extracting(BatchStatus::waiting).containsExactly(3L, 0L);
+		assertThat(this.admin.overview().queues().get("mixed").openBatches()).isEqualTo(2);
 	}
 
 	@Test

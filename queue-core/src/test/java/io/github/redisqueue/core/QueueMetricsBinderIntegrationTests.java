@@ -12,7 +12,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Queue gauges follow the Redis counts within one refresh interval, new queues included; the
- * meters of batches and groups follow their jobs, and finished batches are counted.
+ * batch gauges sum the sub-jobs of every open batch, and finished batches are counted.
  */
 class QueueMetricsBinderIntegrationTests extends AbstractRedisIntegrationTests {
 
@@ -50,40 +50,51 @@ class QueueMetricsBinderIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	@Test
-	void batchAndGroupMetersFollowTheirJobsAndFinishedBatches() {
+	void batchMetersSumTheOpenBatchesAndCountFinishedOnes() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		QueueAdmin admin = new QueueAdmin(queues);
 		SimpleMeterRegistry registry = new SimpleMeterRegistry();
 		Batch capped = queues.batch("resize").maxConcurrency(2).addAll(List.of(1, 2, 3, 4, 5)).submit();
-		queues.enqueueAll("resize", List.of("a", "b", "c"), JobOptions.builder().group("tenant-1").build());
+		queues.batch("resize").maxConcurrency(1).addAll(List.of(6, 7, 8)).open().cancel();
+		Batch single = queues.batch("resize").maxConcurrency(1).addAll(List.of(9, 10, 11)).open();
 		try (QueueMetricsBinder binder = new QueueMetricsBinder(admin, Duration.ofMillis(100))) {
 			binder.bindTo(registry);
 			await().atMost(Duration.ofSeconds(5))
-				.until(() -> gauge(registry, "queue.batch.jobs", "resize", "waiting") == 3
-						&& gauge(registry, "queue.batch.jobs", "resize", "active") == 2
-						&& gauge(registry, "queue.group.jobs", "resize", "waiting") == 2
-						&& gauge(registry, "queue.group.jobs", "resize", "active") == 1
+				.until(() -> gauge(registry, "queue.batch.jobs", "resize", "waiting") == 3 + 2
+						&& gauge(registry, "queue.batch.jobs", "resize", "active") == 2 + 1
 						&& registry.find("queue.batches.finished").tag("state", "cancelled").functionCounter() != null);
-			assertThat(registry.get("queue.batches.open").tag("queue", "resize").gauge().value()).isEqualTo(1);
+			assertThat(registry.get("queue.batches.open").tag("queue", "resize").gauge().value()).isEqualTo(2);
+			assertThat(finished(registry, "cancelled")).isEqualTo(1);
 			assertThat(finished(registry, "completed")).isZero();
 
-			queues.batch("resize").add(6).open().cancel();
 			capped.cancel();
-			queues.batch("resize").add(7).submit();
-			ReservedJob last = queues.reserve("resize", 10, Duration.ofMinutes(1))
-				.stream()
-				.filter((job) -> job.payloadAsString().equals("7"))
-				.findFirst()
-				.orElseThrow();
-			queues.complete("resize", last.ref());
+			single.seal();
+			for (int i = 0; i < 3; i++) {
+				queues.complete("resize", queues.reserve("resize", 1, Duration.ofMinutes(1)).get(0).ref());
+			}
 
 			await().atMost(Duration.ofSeconds(5))
 				.until(() -> finished(registry, "completed") == 1 && finished(registry, "cancelled") == 2
 						&& gauge(registry, "queue.batch.jobs", "resize", "waiting") == 0
 						&& gauge(registry, "queue.batch.jobs", "resize", "active") == 0);
 			assertThat(registry.get("queue.batches.open").tag("queue", "resize").gauge().value()).isZero();
-			assertThat(gauge(registry, "queue.group.jobs", "resize", "active")).as("grouped jobs were taken, not ended")
-				.isEqualTo(1);
+		}
+	}
+
+	@Test
+	void batchGaugesSumEveryPageOfOpenBatches() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		int batches = QueueAdmin.MAX_BATCH_PAGE + 5;
+		for (int i = 0; i < batches; i++) {
+			queues.batch("many").maxConcurrency(1).addAll(List.of(1, 2)).submit();
+		}
+		try (QueueMetricsBinder binder = new QueueMetricsBinder(admin, Duration.ofMillis(100))) {
+			binder.bindTo(registry);
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> gauge(registry, "queue.batch.jobs", "many", "waiting") == batches
+						&& gauge(registry, "queue.batch.jobs", "many", "active") == batches);
 		}
 	}
 

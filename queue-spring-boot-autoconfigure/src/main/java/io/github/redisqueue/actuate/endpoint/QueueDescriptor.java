@@ -18,26 +18,16 @@ import io.github.redisqueue.core.QueueCounts;
  * @param throughputPerSecond jobs completed per second over about the last minute, by every
  * consumer of the queue
  * @param openBatches batches opened and not finished yet (open, sealed or being cancelled)
- * @param batchJobsWaiting sub-jobs of batches waiting at their batch for a place within its cap
- * (in none of the counts above)
- * @param batchJobsActive sub-jobs of batches admitted within their cap (counted in ready, delayed
- * or inFlight too)
- * @param groupJobsWaiting jobs of groups waiting for a place within their group's concurrency (in
- * none of the counts above)
- * @param groupJobsActive jobs of groups admitted within their group's concurrency (counted in
- * ready, delayed or inFlight too)
  * @since 0.1.0
  */
 public record QueueDescriptor(long ready, long delayed, long inFlight, long dead, long completed, boolean paused,
-		Map<String, Long> totals, long headAgeMillis, double throughputPerSecond, long openBatches,
-		long batchJobsWaiting, long batchJobsActive, long groupJobsWaiting, long groupJobsActive) {
+		Map<String, Long> totals, long headAgeMillis, double throughputPerSecond, long openBatches) {
 
 	static QueueDescriptor of(QueueCounts counts) {
 		return new QueueDescriptor(counts.ready(), counts.delayed(), counts.inFlight(), counts.dead(),
 				counts.completed(), counts.paused(), counts.totals(),
 				(counts.headAge() != null) ? counts.headAge().toMillis() : 0,
-				Math.round(counts.throughput() * 100) / 100.0, counts.openBatches(), counts.batchJobsWaiting(),
-				counts.batchJobsActive(), counts.groupJobsWaiting(), counts.groupJobsActive());
+				Math.round(counts.throughput() * 100) / 100.0, counts.openBatches());
 	}
 
 }

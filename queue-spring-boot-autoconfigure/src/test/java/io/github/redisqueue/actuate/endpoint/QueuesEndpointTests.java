@@ -8,7 +8,6 @@ import java.util.function.Consumer;
 
 import io.github.redisqueue.core.Batch;
 import io.github.redisqueue.core.BatchState;
-import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.ReservedJob;
@@ -133,23 +132,18 @@ class QueuesEndpointTests {
 	}
 
 	@Test
-	void queueShowsCountsOfBatchAndGroupJobsAndItsOpenBatchesWithTheirProgress() {
+	void queueShowsItsOpenBatchesWithTheirProgress() {
 		Batch batch = this.queues.batch("resize").maxConcurrency(2).priority(3).onComplete("resize-done")
 			.addAll(List.of(1, 2, 3, 4, 5))
 			.submit();
 		this.queues.complete("resize", this.queues.reserve("resize", 1, Duration.ofMinutes(1)).get(0).ref());
-		this.queues.enqueueAll("resize", List.of("a", "b"), JobOptions.builder().group("tenant-1").build());
 
 		QueueDescriptor counts = this.endpoint.queues().get("resize");
 		assertThat(counts.openBatches()).isEqualTo(1);
-		assertThat(counts.batchJobsWaiting()).isEqualTo(2);
-		assertThat(counts.batchJobsActive()).isEqualTo(2);
-		assertThat(counts.groupJobsWaiting()).isEqualTo(1);
-		assertThat(counts.groupJobsActive()).isEqualTo(1);
-		assertThat(counts.ready()).as("admitted sub-jobs and grouped job").isEqualTo(3);
+		assertThat(counts.ready()).as("admitted sub-jobs").isEqualTo(2);
 
 		QueueDetailsDescriptor details = this.endpoint.queue("resize", null, null, null, null);
-		assertThat(details.counts().batchJobsWaiting()).isEqualTo(2);
+		assertThat(details.counts().openBatches()).isEqualTo(1);
 		assertThat(details.batches()).hasSize(1);
 		assertThat(details.batches().get(0))
 			.extracting(BatchDescriptor::id, BatchDescriptor::state, BatchDescriptor::maxConcurrency,
