@@ -33,6 +33,7 @@ import static io.github.redisqueue.core.ScriptReplies.text;
  * QueueCounts counts = admin.counts("emails");
  * admin.deadLetters("emails", 0, 20).forEach((job) -&gt; log(job.error()));
  * admin.retryAllDead("emails");
+ * admin.batches("resize", 0, 20).forEach((batch) -&gt; log(batch.id() + ": " + batch.ended() + "/" + batch.total()));
  * </pre>
  *
  * @since 0.1.0
@@ -41,6 +42,9 @@ public class QueueAdmin implements QueueAdminOperations {
 
 	/** Most dead letters one {@link #deadLetters page} may hold. */
 	public static final int MAX_DEAD_LETTER_PAGE = 10_000;
+
+	/** Most batches one {@link #batches page} may hold. */
+	public static final int MAX_BATCH_PAGE = 100;
 
 	private static final Logger logger = LoggerFactory.getLogger(QueueAdmin.class);
 
@@ -156,6 +160,26 @@ public class QueueAdmin implements QueueAdminOperations {
 		List<Object> reply = this.executor.run(this.executor.scripts().inspect(), this.template.keys(queue),
 				List.of(INSPECT_DEAD_LETTERS, encodeNumber(offset), encodeNumber(count)));
 		return ScriptReplies.deadLetters(reply, (raw) -> this.template.headers(queue, raw));
+	}
+
+	@Override
+	public List<BatchStatus> batches(String queue, int offset, int count) {
+		if (offset < 0 || count < 1 || count > MAX_BATCH_PAGE) {
+			throw new IllegalArgumentException("Batch page (offset " + offset + ", count " + count
+					+ ") is invalid: offset must be 0 or more and count from 1 to " + MAX_BATCH_PAGE);
+		}
+		return ScriptReplies.batchList(queue,
+				this.template.runBatch(queue, "list", "", encodeNumber(offset), encodeNumber(count)));
+	}
+
+	@Override
+	public Optional<BatchStatus> batch(String queue, String id) {
+		return this.template.batchStatus(queue, id);
+	}
+
+	@Override
+	public BatchStatus cancelBatch(String queue, String id) {
+		return this.template.cancelBatch(queue, id);
 	}
 
 	@Override

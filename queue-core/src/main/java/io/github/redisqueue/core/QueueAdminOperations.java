@@ -8,7 +8,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Inspection and maintenance of queues: counts, one job, dead letters, pause, and the reaper.
+ * Inspection and maintenance of queues: counts, one job, dead letters, open batches, pause, and
+ * the reaper.
  *
  * @since 0.1.0
  * @see QueueAdmin
@@ -88,6 +89,40 @@ public interface QueueAdminOperations {
 	 * @return the page
 	 */
 	List<DeadJob> deadLetters(String queue, int offset, int count);
+
+	/**
+	 * A page of the queue's open batches (not finished: open, sealed or being cancelled), oldest
+	 * first, each with its progress, read in one script call. A batch that finishes between two
+	 * pages moves the later ones up by one.
+	 * @param queue the queue name
+	 * @param offset batches to skip
+	 * @param count most batches to return, from 1 to {@value QueueAdmin#MAX_BATCH_PAGE}
+	 * @return the page
+	 * @see QueueOperations#batchStatus(String, String)
+	 */
+	List<BatchStatus> batches(String queue, int offset, int count);
+
+	/**
+	 * The progress of one batch, open or finished (while it is kept), as
+	 * {@link QueueOperations#batchStatus(String, String)} reads it.
+	 * @param queue the queue of its sub-jobs
+	 * @param id the batch id
+	 * @return the status, or empty when there is no such batch (never opened, or finished longer
+	 * ago than its retention)
+	 */
+	Optional<BatchStatus> batch(String queue, String id);
+
+	/**
+	 * Cancel a batch, as {@link QueueOperations#cancelBatch(String, String)} does: its waiting
+	 * sub-jobs and those admitted but holding no lease are removed, running ones finish, then it
+	 * finishes as {@link BatchState#CANCELLED} with its completion job. Cancelling a finished
+	 * batch changes nothing.
+	 * @param queue the queue of its sub-jobs
+	 * @param id the batch id
+	 * @return the status after the call
+	 * @throws QueueBatchException if there is no such batch
+	 */
+	BatchStatus cancelBatch(String queue, String id);
 
 	/**
 	 * Put a dead job back in the queue with no attempts used.

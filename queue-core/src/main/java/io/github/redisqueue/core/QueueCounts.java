@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * @param completed completed jobs still retained
  * @param paused whether the queue is paused
  * @param totals running counters since the queue was created: enqueued, completed, failed, dead,
- * expired, reaped, duplicates
+ * expired, reaped, duplicates, cancelled (sub-jobs of cancelled batches removed before they ran),
+ * batchesOpened, batchesCompleted, batchesCancelled
  * @param headAge how long the job at the head of the queue (the next to run: the oldest of the
  * highest priority) has been ready, by the Redis clock; {@code null} when no job is ready
  * @param throughput jobs completed per second over about the last minute (50 to 60 seconds, in
@@ -26,7 +27,11 @@ import org.jspecify.annotations.Nullable;
 public record QueueCounts(String queue, long ready, long delayed, long inFlight, long dead, long completed,
 		boolean paused, Map<String, Long> totals, @Nullable Duration headAge, double throughput) {
 
-	/** Jobs that still have to run: ready, delayed and in flight. */
+	/**
+	 * Jobs that still have to run: ready, delayed and in flight. Jobs waiting at their batch or
+	 * group for a place are in none of these states: a batch's {@link BatchStatus#waiting()}
+	 * counts them.
+	 */
 	public long pending() {
 		return this.ready + this.delayed + this.inFlight;
 	}
@@ -34,6 +39,14 @@ public record QueueCounts(String queue, long ready, long delayed, long inFlight,
 	/** One running total, 0 when it never moved. */
 	public long total(String name) {
 		return this.totals.getOrDefault(name, 0L);
+	}
+
+	/**
+	 * Batches opened and not finished yet (open, sealed or being cancelled), from the running
+	 * totals; {@link QueueAdminOperations#batches} lists them.
+	 */
+	public long openBatches() {
+		return Math.max(0, total("batchesOpened") - total("batchesCompleted") - total("batchesCancelled"));
 	}
 
 }

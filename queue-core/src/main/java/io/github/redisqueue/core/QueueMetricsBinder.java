@@ -1,11 +1,14 @@
 package io.github.redisqueue.core;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
@@ -19,11 +22,18 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 /**
  * Gauges of queue depth, read from Redis by one background refresh per interval for all queues
  * (one pipelined round trip), never per scrape: {@code queue.jobs} with tags {@code queue} and
- * {@code state} ({@code ready}, {@code delayed}, {@code in_flight}, {@code dead}), and
- * {@code queue.head.age} (how long the next job to run has been ready) and
- * {@code queue.paused} (1 or 0) and {@code queue.throughput} (completions per second over about
- * the last minute, by every consumer) with tag {@code queue}. Queues that appear later get their
- * gauges at the next refresh. The refresh runs on a daemon thread {@code queue-metrics-1}.
+ * {@code state} ({@code ready}, {@code delayed}, {@code in_flight}, {@code dead});
+ * {@code queue.batch.jobs} with tags {@code queue} and {@code state} ({@code waiting}: sub-jobs of
+ * open batches waiting for a place within their cap, in no state of {@code queue.jobs};
+ * {@code active}: admitted ones, also counted there), summed over the queue's open batches (one
+ * more script call per 100 of them, only for queues that have some); and
+ * {@code queue.head.age} (how long the next job to run has been ready), {@code queue.paused} (1
+ * or 0), {@code queue.throughput} (completions per second over about the last minute, by every
+ * consumer) and {@code queue.batches.open} (batches not finished yet) with tag {@code queue}.
+ * {@code queue.batches.finished} with tags {@code queue} and {@code state} ({@code completed},
+ * {@code cancelled}) counts finished batches, a running total that Redis keeps for every process.
+ * Queues that appear later get their meters at the next refresh. The refresh runs on a daemon
+ * thread {@code queue-metrics-1}.
  *
  * @since 0.1.0
  */
@@ -31,11 +41,21 @@ public class QueueMetricsBinder implements MeterBinder, AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(QueueMetricsBinder.class);
 
+	private static final String JOBS = "Jobs of the queue in the state";
+
+	private static final String BATCH_JOBS = "Sub-jobs of open batches waiting for a place within their cap, "
+			+ "or admitted";
+
+	/** Most open batches of one queue summed per refresh: 100 pages. */
+	static final int MAX_BATCHES_SUMMED = 100 * QueueAdmin.MAX_BATCH_PAGE;
+
 	private final QueueAdminOperations operations;
 
 	private final Duration refreshInterval;
 
 	private final Map<String, QueueCounts> latest = new ConcurrentHashMap<>();
+
+	private final Map<String, BatchJobs> batchJobs = new ConcurrentHashMap<>();
 
 	private final Set<String> registered = ConcurrentHashMap.newKeySet();
 
@@ -70,6 +90,7 @@ public class QueueMetricsBinder implements MeterBinder, AutoCloseable {
 		try {
 			Map<String, QueueCounts> counts = this.operations.overview().queues();
 			this.latest.putAll(counts);
+			counts.forEach((queue, queueCounts) -> this.batchJobs.put(queue, sumBatchJobs(queue, queueCounts)));
 			MeterRegistry meters = this.registry;
 			if (meters != null) {
 				counts.keySet().forEach((queue) -> register(meters, queue));
@@ -84,10 +105,18 @@ public class QueueMetricsBinder implements MeterBinder, AutoCloseable {
 		if (!this.registered.add(queue)) {
 			return;
 		}
-		gauge(meters, queue, "ready", QueueCounts::ready);
-		gauge(meters, queue, "delayed", QueueCounts::delayed);
-		gauge(meters, queue, "in_flight", QueueCounts::inFlight);
-		gauge(meters, queue, "dead", QueueCounts::dead);
+		gauge(meters, "queue.jobs", queue, "ready", QueueCounts::ready, JOBS);
+		gauge(meters, "queue.jobs", queue, "delayed", QueueCounts::delayed, JOBS);
+		gauge(meters, "queue.jobs", queue, "in_flight", QueueCounts::inFlight, JOBS);
+		gauge(meters, "queue.jobs", queue, "dead", QueueCounts::dead, JOBS);
+		batchJobsGauge(meters, queue, "waiting", BatchJobs::waiting);
+		batchJobsGauge(meters, queue, "active", BatchJobs::active);
+		Gauge.builder("queue.batches.open", this, (binder) -> value(binder, queue, QueueCounts::openBatches))
+			.tag("queue", queue)
+			.description("Batches opened and not finished yet")
+			.register(meters);
+		finished(meters, queue, "completed", "batchesCompleted");
+		finished(meters, queue, "cancelled", "batchesCancelled");
 		TimeGauge.builder("queue.head.age", this, TimeUnit.MILLISECONDS, (binder) -> {
 			QueueCounts counts = binder.latest.get(queue);
 			return (counts != null && counts.headAge() != null) ? counts.headAge().toMillis() : 0;
@@ -104,12 +133,62 @@ public class QueueMetricsBinder implements MeterBinder, AutoCloseable {
 			.register(meters);
 	}
 
-	private void gauge(MeterRegistry meters, String queue, String state,
-			java.util.function.ToLongFunction<QueueCounts> value) {
-		Gauge.builder("queue.jobs", this, (binder) -> {
+	private void gauge(MeterRegistry meters, String name, String queue, String state,
+			ToLongFunction<QueueCounts> value, String description) {
+		Gauge.builder(name, this, (binder) -> value(binder, queue, value))
+			.tag("queue", queue)
+			.tag("state", state)
+			.description(description)
+			.register(meters);
+	}
+
+	private void batchJobsGauge(MeterRegistry meters, String queue, String state, ToLongFunction<BatchJobs> value) {
+		Gauge.builder("queue.batch.jobs", this, (binder) -> {
+			BatchJobs jobs = binder.batchJobs.get(queue);
+			return (jobs != null) ? value.applyAsLong(jobs) : Double.NaN;
+		}).tag("queue", queue).tag("state", state).description(BATCH_JOBS).register(meters);
+	}
+
+	/**
+	 * The waiting and admitted sub-jobs of the queue's open batches, summed over pages of
+	 * {@link QueueAdminOperations#batches}, oldest batches first, at most
+	 * {@link #MAX_BATCHES_SUMMED} of them; no call when the queue's totals show no open batch.
+	 */
+	private BatchJobs sumBatchJobs(String queue, QueueCounts counts) {
+		if (counts.openBatches() == 0) {
+			return new BatchJobs(0, 0);
+		}
+		long waiting = 0;
+		long active = 0;
+		for (int offset = 0; offset < MAX_BATCHES_SUMMED; offset += QueueAdmin.MAX_BATCH_PAGE) {
+			List<BatchStatus> page = this.operations.batches(queue, offset, QueueAdmin.MAX_BATCH_PAGE);
+			for (BatchStatus batch : page) {
+				waiting += batch.waiting();
+				active += batch.active();
+			}
+			if (page.size() < QueueAdmin.MAX_BATCH_PAGE) {
+				break;
+			}
+		}
+		return new BatchJobs(waiting, active);
+	}
+
+	/** Batches that finished in the state, a running total kept in Redis for every process. */
+	private void finished(MeterRegistry meters, String queue, String state, String total) {
+		FunctionCounter.builder("queue.batches.finished", this, (binder) -> {
 			QueueCounts counts = binder.latest.get(queue);
-			return (counts != null) ? value.applyAsLong(counts) : Double.NaN;
-		}).tag("queue", queue).tag("state", state).description("Jobs of the queue in the state").register(meters);
+			return (counts != null) ? counts.total(total) : 0;
+		}).tag("queue", queue).tag("state", state).description("Batches of the queue that finished in the state")
+			.register(meters);
+	}
+
+	private static double value(QueueMetricsBinder binder, String queue, ToLongFunction<QueueCounts> value) {
+		QueueCounts counts = binder.latest.get(queue);
+		return (counts != null) ? value.applyAsLong(counts) : Double.NaN;
+	}
+
+	/** Sub-jobs of a queue's open batches waiting for a place, and admitted. */
+	private record BatchJobs(long waiting, long active) {
 	}
 
 	@Override

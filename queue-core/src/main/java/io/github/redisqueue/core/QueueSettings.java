@@ -65,6 +65,9 @@ public final class QueueSettings {
 	/** How long a finished batch's status and list of sub-jobs are kept by default. */
 	public static final Duration DEFAULT_BATCH_RETENTION = Duration.ofDays(1);
 
+	/** How many jobs of one group run at once by default: one at a time, in order. */
+	public static final int DEFAULT_GROUP_CONCURRENCY = 1;
+
 	/** Most jobs of one batch or one group admitted at once: the largest cap. */
 	public static final int MAX_CONCURRENCY_CAP = 1000;
 
@@ -369,7 +372,7 @@ public final class QueueSettings {
 
 		private Duration batchRetention = DEFAULT_BATCH_RETENTION;
 
-		private int defaultGroupConcurrency = 1;
+		private int defaultGroupConcurrency = DEFAULT_GROUP_CONCURRENCY;
 
 		private final Map<String, Integer> groupConcurrency = new HashMap<>();
 

@@ -11,7 +11,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Queue gauges follow the Redis counts within one refresh interval, new queues included.
+ * Queue gauges follow the Redis counts within one refresh interval, new queues included; the
+ * batch gauges sum the sub-jobs of every open batch, and finished batches are counted.
  */
 class QueueMetricsBinderIntegrationTests extends AbstractRedisIntegrationTests {
 
@@ -25,7 +26,7 @@ class QueueMetricsBinderIntegrationTests extends AbstractRedisIntegrationTests {
 			binder.bindTo(registry);
 			// one refresh registers every meter of a queue, but the wait may see some before others
 			await().atMost(Duration.ofSeconds(5))
-				.until(() -> gauge(registry, "emails", "ready") == 3
+				.until(() -> gauge(registry, "queue.jobs", "emails", "ready") == 3
 						&& registry.find("queue.throughput").tag("queue", "emails").gauge() != null);
 
 			assertThat(registry.get("queue.throughput").tag("queue", "emails").gauge().value()).isZero();
@@ -39,15 +40,74 @@ class QueueMetricsBinderIntegrationTests extends AbstractRedisIntegrationTests {
 			admin.pause("emails");
 
 			// a refresh may fall between the enqueue and the pause: wait for one that saw all of it
-			await().atMost(Duration.ofSeconds(5)).until(() -> gauge(registry, "emails", "in_flight") == 1
-					&& gauge(registry, "emails", "ready") == 2 && gauge(registry, "sms", "delayed") == 1
-					&& registry.get("queue.paused").tag("queue", "emails").gauge().value() == 1);
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> gauge(registry, "queue.jobs", "emails", "in_flight") == 1
+						&& gauge(registry, "queue.jobs", "emails", "ready") == 2
+						&& gauge(registry, "queue.jobs", "sms", "delayed") == 1
+						&& registry.get("queue.paused").tag("queue", "emails").gauge().value() == 1);
 			assertThat(registry.get("queue.head.age").tag("queue", "emails").timeGauge().value()).isGreaterThanOrEqualTo(0);
 		}
 	}
 
-	private static double gauge(SimpleMeterRegistry registry, String queue, String state) {
-		var gauge = registry.find("queue.jobs").tag("queue", queue).tag("state", state).gauge();
+	@Test
+	void batchMetersSumTheOpenBatchesAndCountFinishedOnes() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		Batch capped = queues.batch("resize").maxConcurrency(2).addAll(List.of(1, 2, 3, 4, 5)).submit();
+		queues.batch("resize").maxConcurrency(1).addAll(List.of(6, 7, 8)).open().cancel();
+		Batch single = queues.batch("resize").maxConcurrency(1).addAll(List.of(9, 10, 11)).open();
+		try (QueueMetricsBinder binder = new QueueMetricsBinder(admin, Duration.ofMillis(100))) {
+			binder.bindTo(registry);
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> gauge(registry, "queue.batch.jobs", "resize", "waiting") == 3 + 2
+						&& gauge(registry, "queue.batch.jobs", "resize", "active") == 2 + 1
+						&& registry.find("queue.batches.finished").tag("state", "cancelled").functionCounter() != null);
+			assertThat(registry.get("queue.batches.open").tag("queue", "resize").gauge().value()).isEqualTo(2);
+			assertThat(finished(registry, "cancelled")).isEqualTo(1);
+			assertThat(finished(registry, "completed")).isZero();
+
+			capped.cancel();
+			single.seal();
+			for (int i = 0; i < 3; i++) {
+				queues.complete("resize", queues.reserve("resize", 1, Duration.ofMinutes(1)).get(0).ref());
+			}
+
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> finished(registry, "completed") == 1 && finished(registry, "cancelled") == 2
+						&& gauge(registry, "queue.batch.jobs", "resize", "waiting") == 0
+						&& gauge(registry, "queue.batch.jobs", "resize", "active") == 0);
+			assertThat(registry.get("queue.batches.open").tag("queue", "resize").gauge().value()).isZero();
+		}
+	}
+
+	@Test
+	void batchGaugesSumEveryPageOfOpenBatches() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		int batches = QueueAdmin.MAX_BATCH_PAGE + 5;
+		for (int i = 0; i < batches; i++) {
+			queues.batch("many").maxConcurrency(1).addAll(List.of(1, 2)).submit();
+		}
+		try (QueueMetricsBinder binder = new QueueMetricsBinder(admin, Duration.ofMillis(100))) {
+			binder.bindTo(registry);
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> gauge(registry, "queue.batch.jobs", "many", "waiting") == batches
+						&& gauge(registry, "queue.batch.jobs", "many", "active") == batches);
+		}
+	}
+
+	private static double finished(SimpleMeterRegistry registry, String state) {
+		return registry.get("queue.batches.finished")
+			.tag("queue", "resize")
+			.tag("state", state)
+			.functionCounter()
+			.count();
+	}
+
+	private static double gauge(SimpleMeterRegistry registry, String name, String queue, String state) {
+		var gauge = registry.find(name).tag("queue", queue).tag("state", state).gauge();
 		return (gauge != null) ? gauge.value() : -1;
 	}
 

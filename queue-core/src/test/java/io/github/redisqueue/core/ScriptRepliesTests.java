@@ -106,6 +106,17 @@ class ScriptRepliesTests {
 	}
 
 	@Test
+	void openBatchesAreThoseOpenedAndNotFinished() {
+		List<Object> counters = List.of(bytes("batchesOpened"), bytes("5"), bytes("batchesCompleted"), bytes("2"),
+				bytes("batchesCancelled"), bytes("1"));
+
+		assertThat(ScriptReplies.counts("mail", List.of(0L, 0L, 0L, 0L, 0L, 0L, counters, -1L, 0L, 0L)).openBatches())
+			.isEqualTo(2);
+		assertThat(ScriptReplies.counts("idle", List.of(0L, 0L, 0L, 0L, 0L, 0L, List.of(), -1L, 0L, 0L)).openBatches())
+			.isZero();
+	}
+
+	@Test
 	void countersThatAreNotNumbersAreLeftOut() {
 		assertThat(ScriptReplies.totals(List.of(bytes("completed"), bytes("many"), bytes("failed"), bytes("2"),
 				bytes("dangling")))).containsOnly(Map.entry("failed", 2L));

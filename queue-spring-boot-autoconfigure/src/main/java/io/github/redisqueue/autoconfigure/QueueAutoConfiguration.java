@@ -59,7 +59,7 @@ public final class QueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	QueueSettings queueSettings(QueueProperties properties) {
-		return QueueSettings.builder()
+		QueueSettings.Builder settings = QueueSettings.builder()
 			.keyPrefix(properties.getKeyPrefix())
 			.workerId(properties.getWorkerId())
 			.maxPayloadBytes((int) properties.getMaxPayloadSize().toBytes())
@@ -67,7 +67,16 @@ public final class QueueAutoConfiguration {
 			.completedRetention(properties.getRetention().getCompleted())
 			.deadRetention(properties.getRetention().getDead())
 			.reapBatch(properties.getReaper().getBatch())
-			.build();
+			.resultRetention(properties.getResultRetention())
+			.maxResultBytes((int) properties.getMaxResultSize().toBytes())
+			.batchRetention(properties.getBatchRetention())
+			.defaultGroupConcurrency(properties.getDefaultGroupConcurrency());
+		properties.getQueues().forEach((queue, values) -> {
+			if (values.getGroupConcurrency() != null) {
+				settings.groupConcurrency(queue, values.getGroupConcurrency());
+			}
+		});
+		return settings.build();
 	}
 
 	@Bean

@@ -69,15 +69,39 @@ public class QueueProperties implements Validator {
 	private Duration enqueueTimeout = QueueTemplate.DEFAULT_ENQUEUE_TIMEOUT;
 
 	/**
+	 * How long the value a @QueueListener method returns is kept as its job's result (for
+	 * QueueOperations.result and the results of a batch); zero stores no results.
+	 */
+	private Duration resultRetention = QueueSettings.DEFAULT_RESULT_RETENTION;
+
+	/**
+	 * Largest serialized result stored; a larger one is logged and not stored, and its job still
+	 * completes.
+	 */
+	private DataSize maxResultSize = DataSize.ofBytes(QueueSettings.DEFAULT_MAX_RESULT_BYTES);
+
+	/**
+	 * How long a finished batch's status and list of sub-jobs are kept (after its completion
+	 * job, if any, was enqueued).
+	 */
+	private Duration batchRetention = QueueSettings.DEFAULT_BATCH_RETENTION;
+
+	/**
+	 * How many jobs of one group run at once, in queues without a group-concurrency of their
+	 * own.
+	 */
+	private int defaultGroupConcurrency = QueueSettings.DEFAULT_GROUP_CONCURRENCY;
+
+	/**
 	 * Settings of every listener container; unset values keep the core defaults.
 	 */
 	private final Listener listener = new Listener();
 
 	/**
-	 * Listener settings per queue name; unset values keep queue.listener.*, and attributes set
-	 * on @QueueListener override them.
+	 * Settings per queue name: its listeners' settings (unset values keep queue.listener.*, and
+	 * attributes set on @QueueListener override them) and its group concurrency.
 	 */
-	private final Map<String, Listener> queues = new LinkedHashMap<>();
+	private final Map<String, Queue> queues = new LinkedHashMap<>();
 
 	private final Reaper reaper = new Reaper();
 
@@ -143,11 +167,43 @@ public class QueueProperties implements Validator {
 		this.enqueueTimeout = enqueueTimeout;
 	}
 
+	public Duration getResultRetention() {
+		return this.resultRetention;
+	}
+
+	public void setResultRetention(Duration resultRetention) {
+		this.resultRetention = resultRetention;
+	}
+
+	public DataSize getMaxResultSize() {
+		return this.maxResultSize;
+	}
+
+	public void setMaxResultSize(DataSize maxResultSize) {
+		this.maxResultSize = maxResultSize;
+	}
+
+	public Duration getBatchRetention() {
+		return this.batchRetention;
+	}
+
+	public void setBatchRetention(Duration batchRetention) {
+		this.batchRetention = batchRetention;
+	}
+
+	public int getDefaultGroupConcurrency() {
+		return this.defaultGroupConcurrency;
+	}
+
+	public void setDefaultGroupConcurrency(int defaultGroupConcurrency) {
+		this.defaultGroupConcurrency = defaultGroupConcurrency;
+	}
+
 	public Listener getListener() {
 		return this.listener;
 	}
 
-	public Map<String, Listener> getQueues() {
+	public Map<String, Queue> getQueues() {
 		return this.queues;
 	}
 
@@ -328,6 +384,29 @@ public class QueueProperties implements Validator {
 		public void setBackoffMax(@Nullable Duration max) {
 			deprecated("queue.queues.<name>.backoff-max", "queue.queues.<name>.backoff.max");
 			this.backoff.setMax(max);
+		}
+
+	}
+
+	/**
+	 * Settings of one queue ({@code queue.queues.<name>}): the settings of its listeners, each
+	 * left unset keeping {@code queue.listener.*}, and how many jobs of one of its groups run at
+	 * once.
+	 */
+	public static class Queue extends Listener {
+
+		/**
+		 * How many jobs of one group of this queue run at once; when unset,
+		 * queue.default-group-concurrency.
+		 */
+		private @Nullable Integer groupConcurrency;
+
+		public @Nullable Integer getGroupConcurrency() {
+			return this.groupConcurrency;
+		}
+
+		public void setGroupConcurrency(@Nullable Integer groupConcurrency) {
+			this.groupConcurrency = groupConcurrency;
 		}
 
 	}

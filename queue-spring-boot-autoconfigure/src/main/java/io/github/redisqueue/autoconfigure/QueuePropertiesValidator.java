@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 
 import io.github.redisqueue.autoconfigure.QueueProperties.Listener;
+import io.github.redisqueue.autoconfigure.QueueProperties.Queue;
 import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.QueueNames;
 import io.github.redisqueue.core.QueueSettings;
@@ -11,6 +12,7 @@ import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.listener.ContainerOptions;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
 
 /**
@@ -26,6 +28,8 @@ final class QueuePropertiesValidator {
 	static final int MAX_CONCURRENCY = ContainerOptions.MAX_CONCURRENCY;
 
 	static final int MAX_BATCH = QueueSettings.MAX_BATCH;
+
+	static final int MAX_GROUP_CONCURRENCY = QueueSettings.MAX_CONCURRENCY_CAP;
 
 	static final int MAX_WORKER_ID_LENGTH = 200;
 
@@ -64,16 +68,17 @@ final class QueuePropertiesValidator {
 		range("default-max-attempts", properties.getDefaultMaxAttempts(), 1, JobOptions.MAX_ATTEMPTS_LIMIT);
 		range("reaper.batch", properties.getReaper().getBatch(), 1, MAX_BATCH);
 		range("enqueue-timeout", properties.getEnqueueTimeout(), Duration.ofMillis(1), Duration.ofMinutes(10));
-		if (properties.getMaxPayloadSize().toBytes() < 1 || properties.getMaxPayloadSize().toBytes() > Integer.MAX_VALUE) {
-			reject("max-payload-size", properties.getMaxPayloadSize(),
-					"it must be from 1B to " + Integer.MAX_VALUE + "B");
-		}
+		size("max-payload-size", properties.getMaxPayloadSize());
+		size("max-result-size", properties.getMaxResultSize());
+		range("result-retention", properties.getResultRetention(), Duration.ZERO, JobOptions.MAX_WINDOW);
+		range("batch-retention", properties.getBatchRetention(), Duration.ofMillis(1), JobOptions.MAX_WINDOW);
+		range("default-group-concurrency", properties.getDefaultGroupConcurrency(), 1, MAX_GROUP_CONCURRENCY);
 		Listener listener = properties.getListener();
 		checkListener("listener", listener);
 		int concurrency = orDefault(listener.getConcurrency(), ContainerOptions.DEFAULT_CONCURRENCY);
 		reserveTotal("listener", concurrency, listener.getPrefetch(),
 				(listener.getPrefetch() != null) ? "listener.prefetch" : "listener.concurrency");
-		for (Map.Entry<String, Listener> entry : properties.getQueues().entrySet()) {
+		for (Map.Entry<String, Queue> entry : properties.getQueues().entrySet()) {
 			checkQueue(entry.getKey(), entry.getValue(), concurrency, listener.getPrefetch());
 		}
 	}
@@ -87,7 +92,7 @@ final class QueuePropertiesValidator {
 		range(path + ".max-attempts", settings.getMaxAttempts(), 1, JobOptions.MAX_ATTEMPTS_LIMIT);
 	}
 
-	private void checkQueue(String queue, Listener settings, int baseConcurrency, @Nullable Integer basePrefetch) {
+	private void checkQueue(String queue, Queue settings, int baseConcurrency, @Nullable Integer basePrefetch) {
 		String path = "queues[" + queue + "]";
 		try {
 			QueueNames.validate(queue);
@@ -99,6 +104,7 @@ final class QueuePropertiesValidator {
 			return;
 		}
 		checkListener(path, settings);
+		range(path + ".group-concurrency", settings.getGroupConcurrency(), 1, MAX_GROUP_CONCURRENCY);
 		if (settings.getConcurrency() != null || settings.getPrefetch() != null) {
 			int concurrency = orDefault(settings.getConcurrency(), baseConcurrency);
 			Integer prefetch = (settings.getPrefetch() != null) ? settings.getPrefetch() : basePrefetch;
@@ -137,6 +143,13 @@ final class QueuePropertiesValidator {
 		}
 	}
 
+	/** A size in bytes that the engine keeps in an int. */
+	private void size(String field, DataSize value) {
+		if (value.toBytes() < 1 || value.toBytes() > Integer.MAX_VALUE) {
+			reject(field, value, "it must be from 1B to " + Integer.MAX_VALUE + "B");
+		}
+	}
+
 	private void notNegative(String field, @Nullable Duration value) {
 		if (value != null && value.isNegative()) {
 			reject(field, value, "it must be 0s or more");
@@ -150,6 +163,9 @@ final class QueuePropertiesValidator {
 	}
 
 	private static String text(Duration duration) {
+		if (duration.isZero()) {
+			return "0s";
+		}
 		if (duration.toMillis() % 86_400_000 == 0) {
 			return duration.toDays() + "d";
 		}

@@ -95,7 +95,7 @@ class AclRecipeIntegrationTests {
 						command(admin, "SCRIPT", "FLUSH");
 						QueuesEndpoint endpoint = new QueuesEndpoint(queueAdmin);
 						assertThat(endpoint.queues()).containsKey("acl");
-						assertThat(endpoint.queue("acl", 0, 10).deadLetters()).hasSize(1);
+						assertThat(endpoint.queue("acl", 0, 10, null, null).deadLetters()).hasSize(1);
 						String dead = queueAdmin.deadLetters("acl", 0, 1).get(0).id();
 						assertThat(queueAdmin.job("acl", dead)).isPresent();
 						assertThat(endpoint.act("acl", "pause", null).count()).isEqualTo(1);

@@ -78,7 +78,8 @@ class ConfigurationMetadataTests {
 		});
 		assertThat(checked).containsKeys("queue.key-prefix", "queue.default-max-attempts", "queue.listener.lease",
 				"queue.listener.backoff.multiplier", "queue.reaper.interval", "queue.reaper.batch",
-				"queue.health.timeout", "queue.metrics.refresh-interval");
+				"queue.health.timeout", "queue.metrics.refresh-interval", "queue.result-retention",
+				"queue.max-result-size", "queue.batch-retention", "queue.default-group-concurrency");
 		assertThat(checked).hasSize((int) this.properties.entrySet()
 			.stream()
 			.filter((entry) -> entry.getKey().startsWith("queue.") && entry.getValue().has("defaultValue"))

@@ -171,6 +171,30 @@ class QueueAutoConfigurationTests {
 	}
 
 	@Test
+	void resultBatchAndGroupSettingsAreBound() {
+		this.contextRunner
+			.withPropertyValues("queue.result-retention=2h", "queue.max-result-size=1KB", "queue.batch-retention=30m",
+					"queue.default-group-concurrency=3", "queue.queues.reports.group-concurrency=8",
+					"queue.queues.emails.concurrency=2")
+			.run((context) -> {
+				QueueSettings settings = context.getBean(QueueTemplate.class).getSettings();
+				assertThat(settings.resultRetention()).isEqualTo(Duration.ofHours(2));
+				assertThat(settings.maxResultBytes()).isEqualTo(1024);
+				assertThat(settings.batchRetention()).isEqualTo(Duration.ofMinutes(30));
+				assertThat(settings.groupConcurrency("reports")).isEqualTo(8);
+				assertThat(settings.groupConcurrency("emails")).isEqualTo(3);
+				assertThat(settings.groupConcurrency("other")).isEqualTo(3);
+			});
+	}
+
+	@Test
+	void zeroResultRetentionStoresNoResults() {
+		this.contextRunner.withPropertyValues("queue.result-retention=0s")
+			.run((context) -> assertThat(context.getBean(QueueTemplate.class).getSettings().resultRetention())
+				.isZero());
+	}
+
+	@Test
 	void deadLetterCallbackBeanIsWiredIntoTheFactory() {
 		DeadLetterCallback callback = (job, cause) -> {
 		};

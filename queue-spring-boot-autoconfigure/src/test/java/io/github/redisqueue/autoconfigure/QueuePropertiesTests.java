@@ -59,6 +59,18 @@ class QueuePropertiesTests {
 	}
 
 	@Test
+	void groupConcurrencyOfAQueueIsNotAListenerSetting() {
+		QueueProperties properties = bind(Map.of("queue.queues.reports.group-concurrency", "5"));
+		assertThat(properties.getQueues().get("reports").getGroupConcurrency()).isEqualTo(5);
+		assertThat(QueueListenerContainerFactoryConfigurer.apply(ContainerOptions.defaults(),
+				properties.getQueues().get("reports")))
+			.isEqualTo(ContainerOptions.defaults());
+		QueueSettings settings = new QueueAutoConfiguration().queueSettings(properties);
+		assertThat(settings.groupConcurrency("reports")).isEqualTo(5);
+		assertThat(settings.groupConcurrency("other")).isEqualTo(QueueSettings.DEFAULT_GROUP_CONCURRENCY);
+	}
+
+	@Test
 	void deprecatedMaxAttemptsBindsAsDefaultMaxAttempts(CapturedOutput output) {
 		QueueSettings current = new QueueAutoConfiguration()
 			.queueSettings(bind(Map.of("queue.default-max-attempts", "7", "queue.worker-id", "w")));

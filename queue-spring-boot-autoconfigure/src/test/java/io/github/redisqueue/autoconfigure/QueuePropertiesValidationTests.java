@@ -117,6 +117,44 @@ class QueuePropertiesValidationTests {
 	}
 
 	@Test
+	void resultRetentionFrom0To3650Days() {
+		refused("queue.result-retention=-1s", "queue.result-retention is PT-1S", "must be from 0s to 3650d");
+		refused("queue.result-retention=3651d", "queue.result-retention is PT87624H", "must be from 0s to 3650d");
+		accepted("queue.result-retention=0s");
+		accepted("queue.result-retention=3650d");
+	}
+
+	@Test
+	void maxResultSizeFrom1ByteTo2Gigabytes() {
+		refused("queue.max-result-size=0B", "queue.max-result-size is 0B", "must be from 1B to 2147483647B");
+		refused("queue.max-result-size=2GB", "queue.max-result-size is 2147483648B", "must be from 1B to 2147483647B");
+		accepted("queue.max-result-size=1B");
+	}
+
+	@Test
+	void batchRetentionFrom1MillisecondTo3650Days() {
+		refused("queue.batch-retention=0s", "queue.batch-retention is PT0S", "must be from 1ms to 3650d");
+		refused("queue.batch-retention=3651d", "queue.batch-retention is PT87624H", "must be from 1ms to 3650d");
+		accepted("queue.batch-retention=1ms", "queue.result-retention=1ms");
+		accepted("queue.batch-retention=3650d");
+	}
+
+	@Test
+	void groupConcurrencyFrom1To1000DefaultAndPerQueue() {
+		refused("queue.default-group-concurrency=0", "queue.default-group-concurrency is 0", "must be from 1 to 1000");
+		refused("queue.default-group-concurrency=1001", "queue.default-group-concurrency is 1001",
+				"must be from 1 to 1000");
+		refused("queue.queues.reports.group-concurrency=0", "queue.queues.[reports].group-concurrency is 0",
+				"must be from 1 to 1000");
+		refused("queue.queues.[mail.out].group-concurrency=1001", "queue.queues.[mail.out].group-concurrency is 1001",
+				"must be from 1 to 1000");
+		refused("queue.queues.[bad name].group-concurrency=2",
+				"queue.queues.[bad name] names an invalid queue 'bad name'");
+		accepted("queue.default-group-concurrency=1000", "queue.queues.reports.group-concurrency=1");
+		accepted("queue.default-group-concurrency=1", "queue.queues.reports.group-concurrency=1000");
+	}
+
+	@Test
 	void everyProblemIsReportedAtOnce() {
 		refused(new String[] { "queue.reaper.batch=20000", "queue.listener.lease=8d", "queue.worker-id=a#b" },
 				"queue.reaper.batch is 20000", "queue.listener.lease is PT192H", "queue.worker-id is a#b");

@@ -13,20 +13,21 @@ import io.github.redisqueue.core.QueueCounts;
  * @param dead dead letters
  * @param completed completed jobs still retained
  * @param paused whether the queue is paused
- * @param totals running counters (enqueued, completed, failed, dead, expired, reaped, duplicates)
+ * @param totals the queue's counters, as {@link QueueCounts#totals()}
  * @param headAgeMillis how long the next job to run has been ready (0 when none is ready)
  * @param throughputPerSecond jobs completed per second over about the last minute, by every
  * consumer of the queue
+ * @param openBatches batches opened and not finished yet (open, sealed or being cancelled)
  * @since 0.1.0
  */
 public record QueueDescriptor(long ready, long delayed, long inFlight, long dead, long completed, boolean paused,
-		Map<String, Long> totals, long headAgeMillis, double throughputPerSecond) {
+		Map<String, Long> totals, long headAgeMillis, double throughputPerSecond, long openBatches) {
 
 	static QueueDescriptor of(QueueCounts counts) {
 		return new QueueDescriptor(counts.ready(), counts.delayed(), counts.inFlight(), counts.dead(),
 				counts.completed(), counts.paused(), counts.totals(),
 				(counts.headAge() != null) ? counts.headAge().toMillis() : 0,
-				Math.round(counts.throughput() * 100) / 100.0);
+				Math.round(counts.throughput() * 100) / 100.0, counts.openBatches());
 	}
 
 }

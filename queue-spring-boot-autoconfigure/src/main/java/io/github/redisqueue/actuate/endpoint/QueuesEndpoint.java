@@ -4,8 +4,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import io.github.redisqueue.core.BatchStatus;
 import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueAdminOperations;
+import io.github.redisqueue.core.QueueBatchException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,33 +21,47 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
  * The {@code queues} Actuator endpoint. Read: every queue with its counts
- * ({@code GET /actuator/queues}); one queue with a page of dead letters and its live workers
- * ({@code GET /actuator/queues/{name}?offset=0&size=20}). Write: {@code POST
- * /actuator/queues/{name}/{action}} with action {@code pause}, {@code resume},
- * {@code retry-dead} or {@code purge-dead} (optionally {@code id} for one dead job). Every write
- * is logged with the queue and what it changed.
+ * ({@code GET /actuator/queues}); one queue with a page of dead letters, a page of its open
+ * batches and its live workers
+ * ({@code GET /actuator/queues/{name}?offset=0&size=20&batchOffset=0&batchSize=20}); one batch,
+ * open or finished ({@code GET /actuator/queues/{name}/batches/{id}}, 404 when there is none).
+ * Write: {@code POST /actuator/queues/{name}/{action}} with action {@code pause},
+ * {@code resume}, {@code retry-dead} or {@code purge-dead} (optionally {@code id} for one dead
+ * job), or {@code cancel-batch} with the batch's {@code id}. Every write is logged with the queue
+ * and what it changed.
  *
  * <p>Like Spring Boot's own endpoints with side effects, its access is read-only by default:
  * exposing it exposes the reads only, and the writes need
- * {@code management.endpoint.queues.access=unrestricted}. An invalid queue name, dead-letter
- * page or action is refused as an invalid request (400 over HTTP) whose reason names the rule.
+ * {@code management.endpoint.queues.access=unrestricted}. An invalid queue name, page, action or
+ * batch is refused as an invalid request (400 over HTTP) whose reason names the rule.
  *
  * @since 0.1.0
  */
 @Endpoint(id = "queues", defaultAccess = Access.READ_ONLY)
 public class QueuesEndpoint {
 
-	/** Dead letters on one page when the request names no size. */
+	/** Dead letters or batches on one page when the request names no size. */
 	static final int DEFAULT_PAGE_SIZE = 20;
+
+	/** The path segment below a queue that names its batches. */
+	static final String BATCHES = "batches";
 
 	private static final Logger logger = LoggerFactory.getLogger(QueuesEndpoint.class);
 
 	private final QueueAdminOperations operations;
 
+	/**
+	 * The endpoint on the given administration.
+	 * @param operations the administration of the queues
+	 */
 	public QueuesEndpoint(QueueAdminOperations operations) {
 		this.operations = operations;
 	}
 
+	/**
+	 * Every queue with its counts.
+	 * @return the counts by queue name
+	 */
 	@ReadOperation
 	public Map<String, QueueDescriptor> queues() {
 		Map<String, QueueDescriptor> queues = new LinkedHashMap<>();
@@ -53,22 +69,56 @@ public class QueuesEndpoint {
 		return queues;
 	}
 
+	/**
+	 * One queue: its counts, a page of dead letters (most recent first), a page of its open
+	 * batches (oldest first) and the live workers that consume it.
+	 * @param name the queue name
+	 * @param offset dead letters to skip (0 when absent)
+	 * @param size most dead letters to show (20 when absent)
+	 * @param batchOffset open batches to skip (0 when absent)
+	 * @param batchSize most open batches to show (20 when absent), at most
+	 * {@value QueueAdmin#MAX_BATCH_PAGE}
+	 * @return the queue in detail
+	 */
 	@ReadOperation
-	public QueueDetailsDescriptor queue(@Selector String name, @Nullable Integer offset, @Nullable Integer size) {
+	public QueueDetailsDescriptor queue(@Selector String name, @Nullable Integer offset, @Nullable Integer size,
+			@Nullable Integer batchOffset, @Nullable Integer batchSize) {
 		int from = (offset != null) ? offset : 0;
 		int count = (size != null) ? size : DEFAULT_PAGE_SIZE;
-		if (from < 0) {
-			throw invalid("Dead-letter page offset " + from + " is invalid: it must be 0 or more");
-		}
-		if (count < 1 || count > QueueAdmin.MAX_DEAD_LETTER_PAGE) {
-			throw invalid("Dead-letter page size " + count + " is out of range: it must be from 1 to "
-					+ QueueAdmin.MAX_DEAD_LETTER_PAGE);
-		}
+		checkPage("Dead-letter", from, count, QueueAdmin.MAX_DEAD_LETTER_PAGE);
+		int batchFrom = (batchOffset != null) ? batchOffset : 0;
+		int batchCount = (batchSize != null) ? batchSize : DEFAULT_PAGE_SIZE;
+		checkPage("Batch", batchFrom, batchCount, QueueAdmin.MAX_BATCH_PAGE);
 		return checked(() -> new QueueDetailsDescriptor(name, QueueDescriptor.of(this.operations.counts(name)),
 				this.operations.deadLetters(name, from, count).stream().map(DeadJobDescriptor::of).toList(),
+				this.operations.batches(name, batchFrom, batchCount).stream().map(BatchDescriptor::of).toList(),
 				this.operations.workers().stream().filter((worker) -> worker.queues().contains(name)).toList()));
 	}
 
+	/**
+	 * One batch of a queue, open or finished (while it is kept).
+	 * @param name the queue name
+	 * @param part {@code batches}
+	 * @param id the batch id
+	 * @return the batch with its progress, or {@code null} (404) when there is none
+	 */
+	@ReadOperation
+	public @Nullable BatchDescriptor batch(@Selector String name, @Selector String part, @Selector String id) {
+		if (!BATCHES.equals(part)) {
+			throw invalid("Unknown part '" + part + "' of a queue: use " + BATCHES);
+		}
+		return checked(() -> this.operations.batch(name, id).map(BatchDescriptor::of).orElse(null));
+	}
+
+	/**
+	 * An administrative action on one queue.
+	 * @param name the queue name
+	 * @param action {@code pause}, {@code resume}, {@code retry-dead}, {@code purge-dead} or
+	 * {@code cancel-batch}
+	 * @param id for {@code retry-dead} and {@code purge-dead}, one dead job (all when absent);
+	 * for {@code cancel-batch}, the batch
+	 * @return what the action did
+	 */
 	@WriteOperation
 	public QueueActionDescriptor act(@Selector String name, @Selector String action, @Nullable String id) {
 		return checked(() -> switch (action) {
@@ -78,8 +128,26 @@ public class QueuesEndpoint {
 					: this.operations.retryAllDead(name));
 			case "purge-dead" -> jobs(name, action, (id != null) ? (this.operations.purgeDead(name, id) ? 1 : 0)
 					: this.operations.purgeAllDead(name));
-			default -> throw invalid("Unknown action '" + action + "': use pause, resume, retry-dead or purge-dead");
+			case "cancel-batch" -> cancelBatch(name, id);
+			default -> throw invalid("Unknown action '" + action
+					+ "': use pause, resume, retry-dead, purge-dead or cancel-batch");
 		});
+	}
+
+	private QueueActionDescriptor cancelBatch(String name, @Nullable String id) {
+		if (id == null) {
+			throw invalid("cancel-batch needs the id of the batch, as {\"id\":\"...\"}");
+		}
+		BatchStatus batch;
+		try {
+			batch = this.operations.cancelBatch(name, id);
+		}
+		catch (QueueBatchException ex) {
+			throw invalid(ex.getMessage());
+		}
+		logger.info("Queue '{}': cancel-batch through the queues endpoint left batch '{}' {}, {} sub-job(s) removed "
+				+ "before they ran", name, id, batch.state(), batch.cancelled());
+		return new QueueActionDescriptor(name, "cancel-batch", batch.cancelled());
 	}
 
 	private static QueueActionDescriptor stateChange(String name, String action, boolean changed) {
@@ -97,6 +165,16 @@ public class QueuesEndpoint {
 		logger.info("Queue '{}': {} touched {} job(s) through the queues endpoint", name, action, count);
 		return new QueueActionDescriptor(name, action, count);
 	}
+
+	private static void checkPage(String what, int offset, int size, int max) {
+		if (offset < 0) {
+			throw invalid(what + " page offset " + offset + " is invalid: it must be 0 or more");
+		}
+		if (size < 1 || size > max) {
+			throw invalid(what + " page size " + size + " is out of range: it must be from 1 to " + max);
+		}
+	}
+
 
 	/** Run an engine call, turning its refusal of an argument into an invalid request. */
 	private static <T> T checked(Supplier<T> call) {

@@ -1,6 +1,7 @@
 /**
- * The {@code queues} Actuator endpoint: counts and dead letters per queue, and administrative
- * actions (pause, resume, retry or purge dead letters), with one descriptor type per response shape.
+ * The {@code queues} Actuator endpoint: counts, dead letters and open batches per queue, and
+ * administrative actions (pause, resume, retry or purge dead letters, cancel a batch), with one
+ * descriptor type per response shape.
  */
 @NullMarked
 package io.github.redisqueue.actuate.endpoint;
