@@ -30,6 +30,9 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * {@code queue.head.age} (how long the next job to run has been ready), {@code queue.paused} (1
  * or 0), {@code queue.throughput} (completions per second over about the last minute, by every
  * consumer) and {@code queue.batches.open} (batches not finished yet) with tag {@code queue}.
+ * {@code queue.group.jobs} with tags {@code queue} and {@code state} ({@code waiting}: jobs of
+ * groups waiting for their turn, in no state of {@code queue.jobs}; {@code active}: admitted ones)
+ * comes from counters the scripts keep.
  * {@code queue.batches.finished} with tags {@code queue} and {@code state} ({@code completed},
  * {@code cancelled}) counts finished batches, a running total that Redis keeps for every process.
  * Queues that appear later get their meters at the next refresh. The refresh runs on a daemon
@@ -45,6 +48,8 @@ public class QueueMetricsBinder implements MeterBinder, AutoCloseable {
 
 	private static final String BATCH_JOBS = "Sub-jobs of open batches waiting for a place within their cap, "
 			+ "or admitted";
+
+	private static final String GROUP_JOBS = "Jobs of groups waiting for their turn, or admitted";
 
 	/** Most open batches of one queue summed per refresh: 100 pages. */
 	static final int MAX_BATCHES_SUMMED = 100 * QueueAdmin.MAX_BATCH_PAGE;
@@ -111,6 +116,10 @@ public class QueueMetricsBinder implements MeterBinder, AutoCloseable {
 		gauge(meters, "queue.jobs", queue, "dead", QueueCounts::dead, JOBS);
 		batchJobsGauge(meters, queue, "waiting", BatchJobs::waiting);
 		batchJobsGauge(meters, queue, "active", BatchJobs::active);
+		gauge(meters, "queue.group.jobs", queue, "waiting", (counts) -> Math.max(0, counts.total("groupWaiting")),
+				GROUP_JOBS);
+		gauge(meters, "queue.group.jobs", queue, "active", (counts) -> Math.max(0, counts.total("groupActive")),
+				GROUP_JOBS);
 		Gauge.builder("queue.batches.open", this, (binder) -> value(binder, queue, QueueCounts::openBatches))
 			.tag("queue", queue)
 			.description("Batches opened and not finished yet")

@@ -1,7 +1,7 @@
 -- Counts per state of one queue, read-only. ARGV[3] = 'dead' to also list dead letters from
 -- ARGV[4] (offset, newest first) for ARGV[5] jobs.
 -- Returns ready, delayed, in flight, dead, completed, paused (1/0), counters (flat hash; with
--- batchWaiting and batchActive summed over the open batches), age in
+-- batchWaiting and batchActive summed over the open batches, when there are), age in
 -- ms of the job at the head of the queue (the next to run; -1 when none is ready), completions
 -- of about the last minute and the ms they cover, then per dead job: id, payload, headers, attempts, error, time of death.
 local head_age = -1
@@ -17,14 +17,17 @@ local recent, span = completed_recently(now_ms())
 -- the counters, with the sub-jobs of the (at most 100 oldest) open batches waiting for a place
 -- and admitted, summed here rather than counted by every sub-job
 local counters = redis.call('HGETALL', K_STATS)
-local waiting, admitted = 0, 0
-for _, bid in ipairs(redis.call('ZRANGE', K_BATCHES, 0, 99)) do
-  local b = redis.call('HMGET', BATCH .. bid, 'admits', 'ends')
-  admitted = admitted + math.max(0, (tonumber(b[1]) or 0) - (tonumber(b[2]) or 0))
-  waiting = waiting + redis.call('LLEN', BATCH .. bid .. ':wait')
-end
-for _, v in ipairs({'batchWaiting', waiting, 'batchActive', admitted}) do
-  counters[#counters + 1] = v
+local open = redis.call('ZRANGE', K_BATCHES, 0, 99)
+if #open > 0 then
+  local waiting, admitted = 0, 0
+  for _, bid in ipairs(open) do
+    local b = redis.call('HMGET', BATCH .. bid, 'admits', 'ends')
+    admitted = admitted + math.max(0, (tonumber(b[1]) or 0) - (tonumber(b[2]) or 0))
+    waiting = waiting + redis.call('LLEN', BATCH .. bid .. ':wait')
+  end
+  for _, v in ipairs({'batchWaiting', waiting, 'batchActive', admitted}) do
+    counters[#counters + 1] = v
+  end
 end
 local out = {redis.call('ZCARD', K_READY), redis.call('ZCARD', K_DELAYED),
   redis.call('ZCARD', K_INFLIGHT), redis.call('ZCARD', K_DEAD), redis.call('ZCARD', K_DONE),

@@ -82,6 +82,21 @@ class QueueMetricsBinderIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	@Test
+	void groupGaugesCountGroupedJobsWaitingAndAdmitted() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		for (int i = 0; i < 4; i++) {
+			queues.enqueue("tenants", "job-" + i, JobOptions.builder().group("customer-" + (i % 2)).build());
+		}
+		try (QueueMetricsBinder binder = new QueueMetricsBinder(new QueueAdmin(queues), Duration.ofMillis(100))) {
+			binder.bindTo(registry);
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> gauge(registry, "queue.group.jobs", "tenants", "waiting") == 2
+						&& gauge(registry, "queue.group.jobs", "tenants", "active") == 2);
+		}
+	}
+
+	@Test
 	void batchGaugesSumEveryPageOfOpenBatches() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		QueueAdmin admin = new QueueAdmin(queues);
