@@ -45,7 +45,7 @@ public final class FetchLoop implements Runnable {
 	 * take what that acknowledgement frees (the next sub-job of a batch at its cap, the next job
 	 * of a group).
 	 */
-	static final Duration LINGER = Duration.ofMillis(10);
+	static final Duration LINGER = Duration.ofMillis(2);
 
 	/**
 	 * Once one of its jobs finished, how long such a loop waits for the others that are about to
