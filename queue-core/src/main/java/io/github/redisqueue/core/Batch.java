@@ -23,14 +23,14 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class Batch {
 
-	private final QueueTemplate template;
+	private final QueueBatches batches;
 
 	private final String queue;
 
 	private final String id;
 
-	Batch(QueueTemplate template, String queue, String id) {
-		this.template = template;
+	Batch(QueueBatches batches, String queue, String id) {
+		this.batches = batches;
 		this.queue = queue;
 		this.id = id;
 	}
@@ -64,7 +64,7 @@ public final class Batch {
 	 * the chunks before the failing one)
 	 */
 	public List<String> addAll(Collection<?> payloads) {
-		return this.template.addToBatch(this.queue, this.id, payloads);
+		return this.batches.add(this.queue, this.id, payloads);
 	}
 
 	/**
@@ -74,7 +74,7 @@ public final class Batch {
 	 * @throws QueueBatchException if the batch is not open
 	 */
 	public BatchStatus seal() {
-		return this.template.sealBatch(this.queue, this.id);
+		return this.batches.seal(this.queue, this.id);
 	}
 
 	/**
@@ -83,7 +83,7 @@ public final class Batch {
 	 * @return the status after the call
 	 */
 	public BatchStatus cancel() {
-		return this.template.cancelBatch(this.queue, this.id);
+		return this.batches.cancel(this.queue, this.id);
 	}
 
 	/**
@@ -92,7 +92,7 @@ public final class Batch {
 	 * @throws QueueBatchException if there is no such batch (never opened, or its retention ran out)
 	 */
 	public BatchStatus status() {
-		return this.template.batchStatus(this.queue, this.id)
+		return this.batches.status(this.queue, this.id)
 			.orElseThrow(() -> QueueBatchException.missing(this.queue, this.id));
 	}
 
@@ -102,7 +102,7 @@ public final class Batch {
 	 * @return the future
 	 */
 	public CompletableFuture<BatchStatus> completion() {
-		return this.template.batchCompletion(this.queue, this.id);
+		return this.batches.watch(this.queue, this.id);
 	}
 
 	/**
@@ -114,7 +114,7 @@ public final class Batch {
 	 * @return the results
 	 */
 	public <T> List<JobResult<T>> results(Class<T> type, long offset, int count) {
-		return this.template.batchResults(this.queue, this.id, offset, count, type);
+		return this.batches.results(this.queue, this.id, offset, count, type);
 	}
 
 	@Override

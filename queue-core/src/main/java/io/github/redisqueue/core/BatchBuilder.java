@@ -31,7 +31,7 @@ public final class BatchBuilder {
 	/** Characters a batch id given by the caller may use. */
 	private static final Pattern ID = Pattern.compile("[A-Za-z0-9._:-]{1,100}");
 
-	private final QueueTemplate template;
+	private final QueueBatches batches;
 
 	private final String queue;
 
@@ -51,8 +51,8 @@ public final class BatchBuilder {
 
 	private final List<Object> payloads = new ArrayList<>();
 
-	BatchBuilder(QueueTemplate template, String queue) {
-		this.template = template;
+	BatchBuilder(QueueBatches batches, String queue) {
+		this.batches = batches;
 		this.queue = queue;
 	}
 
@@ -176,7 +176,7 @@ public final class BatchBuilder {
 	 * @throws QueueBatchException if a batch of the given id exists
 	 */
 	public Batch open() {
-		Batch batch = this.template.openBatch(this.queue, this.id, this.maxConcurrency, this.priority,
+		Batch batch = this.batches.open(this.queue, this.id, this.maxConcurrency, this.priority,
 				this.completionQueue, this.completionPayload, this.maxAttempts, this.headers);
 		if (!this.payloads.isEmpty()) {
 			batch.addAll(this.payloads);

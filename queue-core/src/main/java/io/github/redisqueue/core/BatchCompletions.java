@@ -49,6 +49,8 @@ final class BatchCompletions {
 
 	private final QueueTemplate template;
 
+	private final QueueBatches batches;
+
 	private final Set<String> forwarding = ConcurrentHashMap.newKeySet();
 
 	private final ConcurrentMap<Watched, CompletableFuture<BatchStatus>> watched = new ConcurrentHashMap<>();
@@ -59,8 +61,9 @@ final class BatchCompletions {
 
 	private @Nullable ScheduledExecutorService poller;
 
-	BatchCompletions(QueueTemplate template) {
+	BatchCompletions(QueueTemplate template, QueueBatches batches) {
 		this.template = template;
+		this.batches = batches;
 	}
 
 	/**
@@ -76,7 +79,7 @@ final class BatchCompletions {
 		try {
 			int handed = 0;
 			while (true) {
-				List<Object> reply = this.template.runBatch(queue, "pending", "", encodeNumber(PAGE));
+				List<Object> reply = this.batches.run(queue, "pending", "", encodeNumber(PAGE));
 				if (reply.isEmpty()) {
 					return handed;
 				}
@@ -115,8 +118,9 @@ final class BatchCompletions {
 			.idempotencyKey("batch:" + queue + ":" + id + ":" + text(reply.get(at + 10)))
 			.headers(completion.toHeaders())
 			.build();
-		this.template.enqueueRaw(target, payload, options);
-		this.template.runBatch(queue, "handed", id);
+		this.template.enqueueSerialized(target, this.template.keys(target), List.of(payload), options,
+				options.getHeaders());
+		this.batches.run(queue, "handed", id);
 	}
 
 	/**
@@ -182,7 +186,7 @@ final class BatchCompletions {
 
 	private void check(Watched key, CompletableFuture<BatchStatus> future) {
 		try {
-			Optional<BatchStatus> status = this.template.batchStatus(key.queue(), key.id());
+			Optional<BatchStatus> status = this.batches.status(key.queue(), key.id());
 			if (status.isEmpty()) {
 				future.completeExceptionally(QueueBatchException.missing(key.queue(), key.id()));
 			}

@@ -169,7 +169,7 @@ public class QueueAdmin implements QueueAdminOperations {
 					+ ") is invalid: offset must be 0 or more and count from 1 to " + MAX_BATCH_PAGE);
 		}
 		return ScriptReplies.batchList(queue,
-				this.template.runBatch(queue, "list", "", encodeNumber(offset), encodeNumber(count)));
+				this.template.batches().run(queue, "list", "", encodeNumber(offset), encodeNumber(count)));
 	}
 
 	@Override

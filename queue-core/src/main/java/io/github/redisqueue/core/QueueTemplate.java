@@ -1,7 +1,6 @@
 package io.github.redisqueue.core;
 
 import java.lang.reflect.Type;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -10,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.Consumer;
@@ -90,9 +88,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 
 	private final ConcurrentMap<String, QueueKeys> keys = new ConcurrentHashMap<>();
 
-	private final Set<String> registered = ConcurrentHashMap.newKeySet();
-
-	private volatile boolean layoutChecked;
+	private final QueueRegistration registry;
 
 	private volatile JobEvents events = JobEvents.NONE;
 
@@ -102,10 +98,9 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 
 	private volatile Duration enqueueTimeout = DEFAULT_ENQUEUE_TIMEOUT;
 
-	private final BatchCompletions batches = new BatchCompletions(this);
+	private final QueueBatches batches = new QueueBatches(this);
 
-	/** Most sub-jobs one batch script call adds. */
-	private static final int BATCH_CHUNK = 1000;
+	private final JobResults results = new JobResults(this);
 
 	/**
 	 * A template with JSON payloads and default settings.
@@ -138,6 +133,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		this.serializer = serializer;
 		this.settings = settings;
 		this.executor = new QueueScriptExecutor(connectionFactory, scripts);
+		this.registry = new QueueRegistration(this.executor, settings.keyPrefix());
 	}
 
 	/** The connection factory the template uses. */
@@ -245,7 +241,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	}
 
 	/** Every payload serialized, all checked against the size limit before anything is sent. */
-	private List<byte[]> serializePayloads(String queue, Collection<?> payloads) {
+	List<byte[]> serializePayloads(String queue, Collection<?> payloads) {
 		List<byte[]> serialized = new ArrayList<>(payloads.size());
 		for (Object payload : payloads) {
 			if (payload == null) {
@@ -260,7 +256,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		return serialized;
 	}
 
-	private List<EnqueueResult> enqueueSerialized(String queue, QueueKeys k, List<byte[]> serialized,
+	List<EnqueueResult> enqueueSerialized(String queue, QueueKeys k, List<byte[]> serialized,
 			JobOptions options, Map<String, String> headerValues) {
 		register(k);
 		byte[][] shared = ScriptReplies.jobOptionArgs(options, this.settings.defaultMaxAttempts(),
@@ -475,149 +471,43 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	@Override
 	public BatchBuilder batch(String queue) {
 		keys(queue);
-		return new BatchBuilder(this, queue);
+		return new BatchBuilder(this.batches, queue);
 	}
 
 	@Override
 	public Batch batch(String queue, String batchId) {
 		keys(queue);
-		return new Batch(this, queue, batchId);
+		return new Batch(this.batches, queue, batchId);
 	}
 
 	@Override
 	public Optional<BatchStatus> batchStatus(String queue, String batchId) {
-		List<Object> reply = runBatch(queue, "status", batchId);
-		return reply.isEmpty() ? Optional.empty() : Optional.of(ScriptReplies.batchStatus(queue, batchId, reply, 0));
+		return this.batches.status(queue, batchId);
 	}
 
 	@Override
 	public BatchStatus cancelBatch(String queue, String batchId) {
-		List<Object> reply;
-		do {
-			reply = runBatch(queue, "cancel", batchId, encodeNumber(BATCH_CHUNK));
-			if (ScriptReplies.asLong(reply.get(0)) < 0) {
-				throw QueueBatchException.missing(queue, batchId);
-			}
-		}
-		while (ScriptReplies.asLong(reply.get(1)) > 0);
-		this.batches.forward(queue);
-		return batchStatus(queue, batchId).orElseThrow(() -> QueueBatchException.missing(queue, batchId));
+		return this.batches.cancel(queue, batchId);
 	}
 
 	@Override
 	public CompletableFuture<BatchStatus> batchCompletion(String queue, String batchId) {
-		keys(queue);
 		return this.batches.watch(queue, batchId);
 	}
 
 	@Override
 	public <T> List<JobResult<T>> batchResults(String queue, String batchId, long offset, int count, Class<T> type) {
-		if (offset < 0 || count < 1 || count > BATCH_CHUNK) {
-			throw new IllegalArgumentException("Result page offset " + offset + ", count " + count
-					+ " is out of range: the offset must be 0 or more and the count from 1 to " + BATCH_CHUNK);
-		}
-		List<Object> reply = runBatch(queue, "results", batchId, encodeNumber(offset), encodeNumber(count));
-		List<JobResult<T>> results = new ArrayList<>(reply.size() / 2);
-		for (int at = 0; at + 1 < reply.size(); at += 2) {
-			byte[] raw = ScriptReplies.bytes(reply.get(at + 1));
-			results.add(new JobResult<>(ScriptReplies.text(reply.get(at)),
-					(raw.length > 0) ? this.serializer.deserialize(raw, type) : null));
-		}
-		return results;
+		return this.batches.results(queue, batchId, offset, count, type);
 	}
 
 	@Override
 	public boolean storeResult(String queue, String jobId, Object result) {
-		QueueKeys k = keys(queue);
-		if (this.settings.resultRetention().isZero()) {
-			return false;
-		}
-		byte[] bytes = this.serializer.serialize(result);
-		if (bytes.length > this.settings.maxResultBytes()) {
-			throw new QueueException("Result of job " + jobId + " of queue '" + queue + "' has " + bytes.length
-					+ " bytes, more than the limit of " + this.settings.maxResultBytes()
-					+ " (queue.max-result-size); it is not stored");
-		}
-		this.executor.redis()
-			.opsForValue()
-			.set(encodeUtf8(k.resultKey(jobId)), bytes, this.settings.resultRetention());
-		return true;
+		return this.results.store(queue, jobId, result);
 	}
 
 	@Override
 	public <T> Optional<T> result(String queue, String jobId, Class<T> type) {
-		byte[] raw = this.executor.redis().opsForValue().get(encodeUtf8(keys(queue).resultKey(jobId)));
-		return (raw != null) ? Optional.of(this.serializer.deserialize(raw, type)) : Optional.empty();
-	}
-
-	Batch openBatch(String queue, @Nullable String id, int maxConcurrency, int priority,
-			@Nullable String completionQueue, @Nullable Object completionPayload, @Nullable Integer maxAttempts,
-			Map<String, String> headerValues) {
-		QueueKeys k = keys(queue);
-		register(k);
-		byte[] completion = (completionPayload != null) ? this.serializer.serialize(completionPayload) : new byte[0];
-		if (completion.length > this.settings.maxPayloadBytes()) {
-			throw new PayloadTooLargeException(String.valueOf(completionQueue), completion.length,
-					this.settings.maxPayloadBytes());
-		}
-		List<Object> reply = runBatch(queue, "open", (id != null) ? id : "", encodeNumber(maxConcurrency),
-				encodeNumber(priority), encodeUtf8((completionQueue != null) ? completionQueue : ""), completion,
-				encodeNumber(this.settings.batchRetention().toMillis()),
-				encodeNumber((maxAttempts != null) ? maxAttempts : this.settings.defaultMaxAttempts()),
-				this.serializer.serializeHeaders(headerValues));
-		String batchId = ScriptReplies.text(reply.get(0));
-		if (ScriptReplies.asLong(reply.get(1)) == 0) {
-			throw new QueueBatchException("Queue '" + queue + "' has a batch '" + batchId + "' already; batch ids are "
-					+ "unique per queue for as long as a batch is kept (its retention after it finished)");
-		}
-		return new Batch(this, queue, batchId);
-	}
-
-	List<String> addToBatch(String queue, String batchId, Collection<?> payloads) {
-		List<byte[]> serialized = serializePayloads(queue, payloads);
-		List<String> ids = new ArrayList<>(serialized.size());
-		int chunk = Math.min(BATCH_CHUNK, this.settings.enqueueChunk());
-		for (int from = 0; from < serialized.size(); from += chunk) {
-			List<byte[]> part = serialized.subList(from, Math.min(from + chunk, serialized.size()));
-			List<byte[]> args = new ArrayList<>(part.size() + 1);
-			args.add(encodeNumber(part.size()));
-			args.addAll(part);
-			List<Object> reply = runBatch(queue, "add", batchId, args.toArray(new byte[0][]));
-			if (ScriptReplies.asLong(reply.get(0)) != 1) {
-				String state = ScriptReplies.text(reply.get(1));
-				if ("missing".equals(state)) {
-					throw QueueBatchException.missing(queue, batchId);
-				}
-				throw new QueueBatchException("Batch '" + batchId + "' of queue '" + queue + "' is " + state
-						+ ": sub-jobs can be added to an open batch only");
-			}
-			for (int i = 2; i < reply.size(); i++) {
-				ids.add(ScriptReplies.text(reply.get(i)));
-			}
-		}
-		record(queue, JobOutcome.ENQUEUED, ids.size());
-		return ids;
-	}
-
-	BatchStatus sealBatch(String queue, String batchId) {
-		List<Object> reply = runBatch(queue, "seal", batchId);
-		String state = ScriptReplies.text(reply.get(1));
-		if (ScriptReplies.asLong(reply.get(0)) != 1) {
-			if ("missing".equals(state)) {
-				throw QueueBatchException.missing(queue, batchId);
-			}
-			throw new QueueBatchException(
-					"Batch '" + batchId + "' of queue '" + queue + "' is " + state + ": only an open batch can be sealed");
-		}
-		if (BatchState.of(state).isFinished()) {
-			this.batches.forward(queue);
-		}
-		return batchStatus(queue, batchId).orElseThrow(() -> QueueBatchException.missing(queue, batchId));
-	}
-
-	/** Enqueue one serialized payload (the completion job of a batch). */
-	void enqueueRaw(String queue, byte[] payload, JobOptions options) {
-		enqueueSerialized(queue, keys(queue), List.of(payload), options, options.getHeaders());
+		return this.results.read(queue, jobId, type);
 	}
 
 	/**
@@ -628,14 +518,6 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	 */
 	public int forwardBatchCompletions(String queue) {
 		return this.batches.forward(queue);
-	}
-
-	List<Object> runBatch(String queue, String op, String batchId, byte[]... more) {
-		List<byte[]> args = new ArrayList<>(2 + more.length);
-		args.add(encodeAscii(op));
-		args.add(encodeUtf8(batchId));
-		Collections.addAll(args, more);
-		return this.executor.run(this.executor.scripts().batch(), keys(queue), args);
 	}
 
 	/** Stops the batch notification listener and its fallback reads. */
@@ -656,6 +538,10 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	/** Load every script into the Redis script cache now instead of on first use. */
 	public void preloadScripts() {
 		this.executor.preload();
+	}
+
+	QueueBatches batches() {
+		return this.batches;
 	}
 
 	QueueScriptExecutor executor() {
@@ -696,33 +582,9 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		}
 	}
 
-	private void register(QueueKeys k) {
-		if (this.registered.contains(k.queue())) {
-			return;
-		}
-		checkLayout();
-		this.executor.redis()
-			.opsForSet()
-			.add(encodeUtf8(QueueKeys.registryKey(this.settings.keyPrefix())), encodeUtf8(k.queue()));
-		this.registered.add(k.queue());
-	}
-
-	private void checkLayout() {
-		if (this.layoutChecked) {
-			return;
-		}
-		byte[] key = encodeUtf8(QueueKeys.layoutKey(this.settings.keyPrefix()));
-		Boolean created = this.executor.redis().opsForValue().setIfAbsent(key, encodeAscii(QueueKeys.LAYOUT_VERSION));
-		if (!Boolean.TRUE.equals(created)) {
-			byte[] found = this.executor.redis().opsForValue().get(key);
-			String version = (found != null) ? new String(found, StandardCharsets.UTF_8) : QueueKeys.LAYOUT_VERSION;
-			if (!QueueKeys.LAYOUT_VERSION.equals(version)) {
-				throw new QueueException("Redis holds queue layout version " + version + " under key prefix '"
-						+ this.settings.keyPrefix() + "', but this library writes version " + QueueKeys.LAYOUT_VERSION
-						+ "; migrate the data or use another key prefix");
-			}
-		}
-		this.layoutChecked = true;
+	/** Record the queue in the registry of queue names, once, after checking the layout version. */
+	void register(QueueKeys k) {
+		this.registry.register(k);
 	}
 
 	private static void checkLease(Duration lease) {

@@ -1,0 +1,156 @@
+package io.github.redisqueue.core;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+import org.jspecify.annotations.Nullable;
+
+import static io.github.redisqueue.core.ScriptReplies.encodeAscii;
+import static io.github.redisqueue.core.ScriptReplies.encodeNumber;
+import static io.github.redisqueue.core.ScriptReplies.encodeUtf8;
+
+/**
+ * The batches of a template: every call of {@code batch.lua} (open, feed, seal, cancel, read), and
+ * the two ends of a finished batch through {@link BatchCompletions}. {@link Batch},
+ * {@link BatchBuilder} and the template's batch operations go through it.
+ */
+final class QueueBatches {
+
+	/** Most sub-jobs one script call adds, cancels, or returns results of. */
+	static final int CHUNK = 1000;
+
+	private final QueueTemplate template;
+
+	private final BatchCompletions completions;
+
+	QueueBatches(QueueTemplate template) {
+		this.template = template;
+		this.completions = new BatchCompletions(template, this);
+	}
+
+	Optional<BatchStatus> status(String queue, String batchId) {
+		List<Object> reply = run(queue, "status", batchId);
+		return reply.isEmpty() ? Optional.empty() : Optional.of(ScriptReplies.batchStatus(queue, batchId, reply, 0));
+	}
+
+	BatchStatus cancel(String queue, String batchId) {
+		List<Object> reply;
+		do {
+			reply = run(queue, "cancel", batchId, encodeNumber(CHUNK));
+			if (ScriptReplies.asLong(reply.get(0)) < 0) {
+				throw QueueBatchException.missing(queue, batchId);
+			}
+		}
+		while (ScriptReplies.asLong(reply.get(1)) > 0);
+		this.completions.forward(queue);
+		return status(queue, batchId).orElseThrow(() -> QueueBatchException.missing(queue, batchId));
+	}
+
+	<T> List<JobResult<T>> results(String queue, String batchId, long offset, int count, Class<T> type) {
+		if (offset < 0 || count < 1 || count > CHUNK) {
+			throw new IllegalArgumentException("Result page offset " + offset + ", count " + count
+					+ " is out of range: the offset must be 0 or more and the count from 1 to " + CHUNK);
+		}
+		List<Object> reply = run(queue, "results", batchId, encodeNumber(offset), encodeNumber(count));
+		List<JobResult<T>> results = new ArrayList<>(reply.size() / 2);
+		for (int at = 0; at + 1 < reply.size(); at += 2) {
+			byte[] raw = ScriptReplies.bytes(reply.get(at + 1));
+			results.add(new JobResult<>(ScriptReplies.text(reply.get(at)),
+					(raw.length > 0) ? this.template.getSerializer().deserialize(raw, type) : null));
+		}
+		return results;
+	}
+
+	Batch open(String queue, @Nullable String id, int maxConcurrency, int priority,
+			@Nullable String completionQueue, @Nullable Object completionPayload, @Nullable Integer maxAttempts,
+			Map<String, String> headerValues) {
+		QueueKeys k = this.template.keys(queue);
+		this.template.register(k);
+		byte[] completion = (completionPayload != null) ? this.template.getSerializer().serialize(completionPayload) : new byte[0];
+		if (completion.length > this.template.getSettings().maxPayloadBytes()) {
+			throw new PayloadTooLargeException(String.valueOf(completionQueue), completion.length,
+					this.template.getSettings().maxPayloadBytes());
+		}
+		List<Object> reply = run(queue, "open", (id != null) ? id : "", encodeNumber(maxConcurrency),
+				encodeNumber(priority), encodeUtf8((completionQueue != null) ? completionQueue : ""), completion,
+				encodeNumber(this.template.getSettings().batchRetention().toMillis()),
+				encodeNumber((maxAttempts != null) ? maxAttempts : this.template.getSettings().defaultMaxAttempts()),
+				this.template.getSerializer().serializeHeaders(headerValues));
+		String batchId = ScriptReplies.text(reply.get(0));
+		if (ScriptReplies.asLong(reply.get(1)) == 0) {
+			throw new QueueBatchException("Queue '" + queue + "' has a batch '" + batchId + "' already; batch ids are "
+					+ "unique per queue for as long as a batch is kept (its retention after it finished)");
+		}
+		return new Batch(this, queue, batchId);
+	}
+
+	List<String> add(String queue, String batchId, Collection<?> payloads) {
+		List<byte[]> serialized = this.template.serializePayloads(queue, payloads);
+		List<String> ids = new ArrayList<>(serialized.size());
+		int chunk = Math.min(CHUNK, this.template.getSettings().enqueueChunk());
+		for (int from = 0; from < serialized.size(); from += chunk) {
+			List<byte[]> part = serialized.subList(from, Math.min(from + chunk, serialized.size()));
+			List<byte[]> args = new ArrayList<>(part.size() + 1);
+			args.add(encodeNumber(part.size()));
+			args.addAll(part);
+			List<Object> reply = run(queue, "add", batchId, args.toArray(new byte[0][]));
+			if (ScriptReplies.asLong(reply.get(0)) != 1) {
+				String state = ScriptReplies.text(reply.get(1));
+				if ("missing".equals(state)) {
+					throw QueueBatchException.missing(queue, batchId);
+				}
+				throw new QueueBatchException("Batch '" + batchId + "' of queue '" + queue + "' is " + state
+						+ ": sub-jobs can be added to an open batch only");
+			}
+			for (int i = 2; i < reply.size(); i++) {
+				ids.add(ScriptReplies.text(reply.get(i)));
+			}
+		}
+		this.template.record(queue, JobOutcome.ENQUEUED, ids.size());
+		return ids;
+	}
+
+	BatchStatus seal(String queue, String batchId) {
+		List<Object> reply = run(queue, "seal", batchId);
+		String state = ScriptReplies.text(reply.get(1));
+		if (ScriptReplies.asLong(reply.get(0)) != 1) {
+			if ("missing".equals(state)) {
+				throw QueueBatchException.missing(queue, batchId);
+			}
+			throw new QueueBatchException(
+					"Batch '" + batchId + "' of queue '" + queue + "' is " + state + ": only an open batch can be sealed");
+		}
+		if (BatchState.of(state).isFinished()) {
+			this.completions.forward(queue);
+		}
+		return status(queue, batchId).orElseThrow(() -> QueueBatchException.missing(queue, batchId));
+	}
+
+	List<Object> run(String queue, String op, String batchId, byte[]... more) {
+		List<byte[]> args = new ArrayList<>(2 + more.length);
+		args.add(encodeAscii(op));
+		args.add(encodeUtf8(batchId));
+		Collections.addAll(args, more);
+		return this.template.executor().run(this.template.executor().scripts().batch(), this.template.keys(queue), args);
+	}
+
+	CompletableFuture<BatchStatus> watch(String queue, String batchId) {
+		this.template.keys(queue);
+		return this.completions.watch(queue, batchId);
+	}
+
+	/** Hand off the completion jobs of the queue's finished batches; see {@link BatchCompletions#forward}. */
+	int forward(String queue) {
+		return this.completions.forward(queue);
+	}
+
+	void stop() {
+		this.completions.stop();
+	}
+
+}
