@@ -11,6 +11,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
 
@@ -133,7 +134,8 @@ class BatchListenerIntegrationTests extends AbstractRedisIntegrationTests {
 			maxRunning.accumulateAndGet(mine.incrementAndGet(), Math::max);
 			overlapAcrossKeys.accumulateAndGet(runningTotal.incrementAndGet(), Math::max);
 			order.computeIfAbsent(payload[0], (k) -> new CopyOnWriteArrayList<>()).add(Integer.parseInt(payload[1]));
-			Thread.sleep(ThreadLocalRandom.current().nextInt(3));
+			// a little work, so that handlers overlap
+			LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(2_000_000));
 			runningTotal.decrementAndGet();
 			mine.decrementAndGet();
 		});
