@@ -185,11 +185,11 @@ local function finish_batch(bid, g, now)
   return true
 end
 
--- admits waiting jobs of gate gk (kind 'batch' or 'group', field the job field naming it) while
--- fewer than its cap are admitted; g holds the GATE values of its hash, name the batch id or
--- group key. A batch's sub-jobs take the batch's priority; a group's job keeps its own. A waiting entry whose job hash is damaged or
--- gone ends as dead (with the reason, when the hash exists), so that its batch still finishes; at
--- most 100 such entries are walked per call. Returns how many were admitted.
+-- admits waiting jobs of gate gk (kind 'batch' or 'group', also the job field that names the
+-- gate; name is the batch id or group key) while fewer than its cap are admitted; g holds the
+-- GATE values of its hash. A batch's sub-jobs take the batch's priority; a group's job keeps its
+-- own and is read first: one whose hash is damaged or gone ends as dead (with the reason, when the
+-- hash exists), at most 100 such entries per call. Returns how many were admitted.
 local function admit(gk, kind, name, g, now)
   local room = (tonumber(g[1]) or 0) - ((tonumber(g[2]) or 0) - (tonumber(g[3]) or 0))
   local n, budget = 0, 100
