@@ -70,7 +70,7 @@ public class QueueListenerContainerFactoryConfigurer {
 	 * @param settings the settings of one level ({@code queue.listener} or one queue)
 	 * @return the options
 	 */
-	static ContainerOptions apply(ContainerOptions base, QueueProperties.Listener settings) {
+	static ContainerOptions apply(ContainerOptions base, QueueListenerProperties settings) {
 		ContainerOptions.Builder options = base.toBuilder();
 		PropertyMapper map = PropertyMapper.get();
 		map.from(settings::getConcurrency).to(options::concurrency);
@@ -79,7 +79,7 @@ public class QueueListenerContainerFactoryConfigurer {
 		map.from(settings::getPollInterval).to(options::pollInterval);
 		map.from(settings::getShutdownTimeout).to(options::shutdownTimeout);
 		map.from(settings::getMaxAttempts).to(options::maxAttempts);
-		QueueProperties.Backoff backoff = settings.getBackoff();
+		QueueListenerProperties.Backoff backoff = settings.getBackoff();
 		map.from(backoff::getInitial).to(options::backOffInitial);
 		map.from(backoff::getMultiplier).to(options::backOffMultiplier);
 		map.from(backoff::getMax).to(options::backOffMax);

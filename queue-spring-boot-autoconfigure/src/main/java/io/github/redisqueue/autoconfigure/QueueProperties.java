@@ -6,7 +6,6 @@ import java.util.Map;
 
 import io.github.redisqueue.core.QueueSettings;
 import io.github.redisqueue.core.QueueTemplate;
-import io.github.redisqueue.listener.AcknowledgementMode;
 import io.github.redisqueue.listener.lease.QueueReaper;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -14,6 +13,7 @@ import org.slf4j.LoggerFactory;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
@@ -95,7 +95,8 @@ public class QueueProperties implements Validator {
 	/**
 	 * Settings of every listener container; unset values keep the core defaults.
 	 */
-	private final Listener listener = new Listener();
+	@NestedConfigurationProperty
+	private final QueueListenerProperties listener = new QueueListenerProperties();
 
 	/**
 	 * Settings per queue name: its listeners' settings (unset values keep queue.listener.*, and
@@ -199,7 +200,7 @@ public class QueueProperties implements Validator {
 		this.defaultGroupConcurrency = defaultGroupConcurrency;
 	}
 
-	public Listener getListener() {
+	public QueueListenerProperties getListener() {
 		return this.listener;
 	}
 
@@ -237,155 +238,9 @@ public class QueueProperties implements Validator {
 		QueuePropertiesValidator.validate((QueueProperties) target, errors);
 	}
 
-	private static void deprecated(String property, String replacement) {
+	static void deprecated(String property, String replacement) {
 		logger.warn("Property '{}' is deprecated and will be removed in 0.2.0: use '{}' instead", property,
 				replacement);
-	}
-
-	/**
-	 * Settings of listener containers, for all of them ({@code queue.listener}) or for those of
-	 * one queue ({@code queue.queues.<name>}). A value left unset keeps the one of the level
-	 * below.
-	 */
-	public static class Listener {
-
-		/**
-		 * How many jobs of one listener run at once.
-		 */
-		private @Nullable Integer concurrency;
-
-		/**
-		 * Jobs reserved beyond the concurrency, waiting for a free thread, so that each reserve
-		 * call carries more jobs; when unset, as many as the concurrency.
-		 */
-		private @Nullable Integer prefetch;
-
-		/**
-		 * Lease of each reserved job; leases of running jobs are extended every third of it.
-		 */
-		private @Nullable Duration lease;
-
-		/**
-		 * Longest blocking wait on an idle queue before the next reserve.
-		 */
-		private @Nullable Duration pollInterval;
-
-		/**
-		 * How long a stopping container waits for running jobs before giving their leases back.
-		 */
-		private @Nullable Duration shutdownTimeout;
-
-		/**
-		 * Attempts after which a failing job is dead-lettered, replacing the job's own (upwards
-		 * and downwards) for its failures and the losses of its lease alike; when unset, the
-		 * job's own.
-		 */
-		private @Nullable Integer maxAttempts;
-
-		/**
-		 * Exponential back-off between attempts of a failed job.
-		 */
-		private final Backoff backoff = new Backoff();
-
-		/**
-		 * When jobs are acknowledged.
-		 */
-		private @Nullable AcknowledgementMode ackMode;
-
-		/**
-		 * Whether listener containers start with the application.
-		 */
-		private @Nullable Boolean autoStartup;
-
-		public @Nullable Integer getConcurrency() {
-			return this.concurrency;
-		}
-
-		public void setConcurrency(@Nullable Integer concurrency) {
-			this.concurrency = concurrency;
-		}
-
-		public @Nullable Integer getPrefetch() {
-			return this.prefetch;
-		}
-
-		public void setPrefetch(@Nullable Integer prefetch) {
-			this.prefetch = prefetch;
-		}
-
-		public @Nullable Duration getLease() {
-			return this.lease;
-		}
-
-		public void setLease(@Nullable Duration lease) {
-			this.lease = lease;
-		}
-
-		public @Nullable Duration getPollInterval() {
-			return this.pollInterval;
-		}
-
-		public void setPollInterval(@Nullable Duration pollInterval) {
-			this.pollInterval = pollInterval;
-		}
-
-		public @Nullable Duration getShutdownTimeout() {
-			return this.shutdownTimeout;
-		}
-
-		public void setShutdownTimeout(@Nullable Duration shutdownTimeout) {
-			this.shutdownTimeout = shutdownTimeout;
-		}
-
-		public @Nullable Integer getMaxAttempts() {
-			return this.maxAttempts;
-		}
-
-		public void setMaxAttempts(@Nullable Integer maxAttempts) {
-			this.maxAttempts = maxAttempts;
-		}
-
-		public Backoff getBackoff() {
-			return this.backoff;
-		}
-
-		public @Nullable AcknowledgementMode getAckMode() {
-			return this.ackMode;
-		}
-
-		public void setAckMode(@Nullable AcknowledgementMode ackMode) {
-			this.ackMode = ackMode;
-		}
-
-		public @Nullable Boolean getAutoStartup() {
-			return this.autoStartup;
-		}
-
-		public void setAutoStartup(@Nullable Boolean autoStartup) {
-			this.autoStartup = autoStartup;
-		}
-
-		/** @deprecated since 0.1.0 for removal in 0.2.0 in favour of {@code backoff.initial} */
-		@Deprecated(since = "0.1.0", forRemoval = true)
-		public void setBackoffInitial(@Nullable Duration initial) {
-			deprecated("queue.queues.<name>.backoff-initial", "queue.queues.<name>.backoff.initial");
-			this.backoff.setInitial(initial);
-		}
-
-		/** @deprecated since 0.1.0 for removal in 0.2.0 in favour of {@code backoff.multiplier} */
-		@Deprecated(since = "0.1.0", forRemoval = true)
-		public void setBackoffMultiplier(@Nullable Double multiplier) {
-			deprecated("queue.queues.<name>.backoff-multiplier", "queue.queues.<name>.backoff.multiplier");
-			this.backoff.setMultiplier(multiplier);
-		}
-
-		/** @deprecated since 0.1.0 for removal in 0.2.0 in favour of {@code backoff.max} */
-		@Deprecated(since = "0.1.0", forRemoval = true)
-		public void setBackoffMax(@Nullable Duration max) {
-			deprecated("queue.queues.<name>.backoff-max", "queue.queues.<name>.backoff.max");
-			this.backoff.setMax(max);
-		}
-
 	}
 
 	/**
@@ -393,7 +248,7 @@ public class QueueProperties implements Validator {
 	 * left unset keeping {@code queue.listener.*}, and how many jobs of one of its groups run at
 	 * once.
 	 */
-	public static class Queue extends Listener {
+	public static class Queue extends QueueListenerProperties {
 
 		/**
 		 * How many jobs of one group of this queue run at once; when unset,
@@ -407,53 +262,6 @@ public class QueueProperties implements Validator {
 
 		public void setGroupConcurrency(@Nullable Integer groupConcurrency) {
 			this.groupConcurrency = groupConcurrency;
-		}
-
-	}
-
-	/**
-	 * Exponential back-off between attempts of a failed job; a value left unset keeps the one of
-	 * the level below.
-	 */
-	public static class Backoff {
-
-		/**
-		 * Delay before the second attempt.
-		 */
-		private @Nullable Duration initial;
-
-		/**
-		 * Factor between successive delays.
-		 */
-		private @Nullable Double multiplier;
-
-		/**
-		 * Longest delay.
-		 */
-		private @Nullable Duration max;
-
-		public @Nullable Duration getInitial() {
-			return this.initial;
-		}
-
-		public void setInitial(@Nullable Duration initial) {
-			this.initial = initial;
-		}
-
-		public @Nullable Double getMultiplier() {
-			return this.multiplier;
-		}
-
-		public void setMultiplier(@Nullable Double multiplier) {
-			this.multiplier = multiplier;
-		}
-
-		public @Nullable Duration getMax() {
-			return this.max;
-		}
-
-		public void setMax(@Nullable Duration max) {
-			this.max = max;
 		}
 
 	}

@@ -3,7 +3,6 @@ package io.github.redisqueue.autoconfigure;
 import java.time.Duration;
 import java.util.Map;
 
-import io.github.redisqueue.autoconfigure.QueueProperties.Listener;
 import io.github.redisqueue.autoconfigure.QueueProperties.Queue;
 import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.QueueNames;
@@ -73,7 +72,7 @@ final class QueuePropertiesValidator {
 		range("result-retention", properties.getResultRetention(), Duration.ZERO, JobOptions.MAX_WINDOW);
 		range("batch-retention", properties.getBatchRetention(), Duration.ofMillis(1), JobOptions.MAX_WINDOW);
 		range("default-group-concurrency", properties.getDefaultGroupConcurrency(), 1, MAX_GROUP_CONCURRENCY);
-		Listener listener = properties.getListener();
+		QueueListenerProperties listener = properties.getListener();
 		checkListener("listener", listener);
 		int concurrency = orDefault(listener.getConcurrency(), ContainerOptions.DEFAULT_CONCURRENCY);
 		reserveTotal("listener", concurrency, listener.getPrefetch(),
@@ -83,7 +82,7 @@ final class QueuePropertiesValidator {
 		}
 	}
 
-	private void checkListener(String path, Listener settings) {
+	private void checkListener(String path, QueueListenerProperties settings) {
 		range(path + ".concurrency", settings.getConcurrency(), 1, MAX_CONCURRENCY);
 		range(path + ".prefetch", settings.getPrefetch(), 0, MAX_RESERVE);
 		range(path + ".lease", settings.getLease(), MIN_LEASE, MAX_LEASE);
