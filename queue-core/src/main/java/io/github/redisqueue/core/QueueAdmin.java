@@ -145,10 +145,13 @@ public class QueueAdmin implements QueueAdminOperations {
 
 	@Override
 	public Optional<JobInfo> job(String queue, String id) {
-		byte[] key = encodeUtf8(this.template.keys(queue).jobKey(id));
-		Map<byte[], byte[]> hash = this.executor.redis()
-			.execute((RedisCallback<Map<byte[], byte[]>>) (connection) -> connection.hashCommands().hGetAll(key));
-		return ScriptReplies.job(queue, id, hash, (raw) -> this.template.headers(queue, raw));
+		List<Object> reply = this.executor.run(this.executor.scripts().inspect(), this.template.keys(queue),
+				List.of(encodeAscii("job"), encodeUtf8(id)));
+		Map<byte[], byte[]> fields = new LinkedHashMap<>();
+		for (int at = 0; at + 1 < reply.size(); at += 2) {
+			fields.put(ScriptReplies.bytes(reply.get(at)), ScriptReplies.bytes(reply.get(at + 1)));
+		}
+		return ScriptReplies.job(queue, id, fields, (raw) -> this.template.headers(queue, raw));
 	}
 
 	@Override

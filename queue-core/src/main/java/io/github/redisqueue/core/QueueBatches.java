@@ -56,12 +56,20 @@ final class QueueBatches {
 			throw new IllegalArgumentException("Result page offset " + offset + ", count " + count
 					+ " is out of range: the offset must be 0 or more and the count from 1 to " + CHUNK);
 		}
-		List<Object> reply = run(queue, "results", batchId, encodeNumber(offset), encodeNumber(count));
-		List<JobResult<T>> results = new ArrayList<>(reply.size() / 2);
-		for (int at = 0; at + 1 < reply.size(); at += 2) {
-			byte[] raw = ScriptReplies.bytes(reply.get(at + 1));
-			results.add(new JobResult<>(ScriptReplies.text(reply.get(at)),
-					(raw.length > 0) ? this.template.getSerializer().deserialize(raw, type) : null));
+		List<Object> reply = run(queue, "jobs", batchId, encodeNumber(offset), encodeNumber(count));
+		if (reply.isEmpty()) {
+			return List.of();
+		}
+		// each result is a key of its own (it expires by itself), all in the queue's slot
+		QueueKeys k = this.template.keys(queue);
+		List<String> ids = reply.stream().map(ScriptReplies::text).toList();
+		List<byte[]> raw = this.template.executor().redis().opsForValue()
+			.multiGet(ids.stream().map((id) -> encodeUtf8(k.resultKey(id))).toList());
+		List<JobResult<T>> results = new ArrayList<>(ids.size());
+		for (int i = 0; i < ids.size(); i++) {
+			byte[] value = (raw != null) ? raw.get(i) : null;
+			results.add(new JobResult<>(ids.get(i),
+					(value != null && value.length > 0) ? this.template.getSerializer().deserialize(value, type) : null));
 		}
 		return results;
 	}

@@ -5,14 +5,20 @@ import java.util.List;
 
 /**
  * The Redis keys of one queue. Every key shares the hash tag {@code {prefix:queue}}, so each
- * script touches one cluster slot and queues spread over a cluster.
+ * script touches one cluster slot and queues spread over a cluster. A fixed set of keys holds all
+ * of a queue's data, so every script is given every key it touches ({@link #scriptKeys()}); the
+ * only keys named after data are idempotency keys (given to the enqueue script as well) and job
+ * results (read and written outside scripts).
  *
  * @since 0.1.0
  */
 final class QueueKeys {
 
 	/** Version of the key layout, recorded under {@code <prefix>:layout}. */
-	public static final String LAYOUT_VERSION = "2";
+	public static final String LAYOUT_VERSION = "3";
+
+	/** How many keys {@link #scriptKeys()} holds; a script's further keys follow them. */
+	static final int SCRIPT_KEYS = 22;
 
 	private final String queue;
 
@@ -20,17 +26,17 @@ final class QueueKeys {
 
 	private final List<byte[]> scriptKeys;
 
-	private final byte[] jobPrefix;
-
-	private final byte[] uniquePrefix;
+	private final byte[] channel;
 
 	QueueKeys(String prefix, String queue) {
 		this.queue = QueueNames.validate(queue);
 		this.base = "{" + prefix + ":" + queue + "}:";
 		this.scriptKeys = List.of(bytes("ready"), bytes("delayed"), bytes("inflight"), bytes("dead"), bytes("done"),
-				bytes("expiry"), bytes("wake"), bytes("seq"), bytes("paused"), bytes("stats"), bytes("woken"), bytes("live"));
-		this.jobPrefix = bytes("job:");
-		this.uniquePrefix = bytes("unique:");
+				bytes("expiry"), bytes("wake"), bytes("seq"), bytes("paused"), bytes("stats"), bytes("woken"), bytes("live"),
+				bytes("jobs"), bytes("payloads"), bytes("unique"), bytes("unique:until"), bytes("batches"),
+				bytes("batches:done"), bytes("gates"), bytes("gates:wait"), bytes("batches:jobs"),
+				bytes("batches:until"));
+		this.channel = bytes("batches");
 	}
 
 	/** The queue name. */
@@ -43,9 +49,9 @@ final class QueueKeys {
 		return this.base + suffix;
 	}
 
-	/** Full name of a job's hash. */
-	public String jobKey(String id) {
-		return this.base + "job:" + id;
+	/** Full name of the key holding the job of an idempotency key. */
+	String idempotencyKey(String key) {
+		return this.base + "idem:" + key;
 	}
 
 	/** Full name of the key holding a job's result. */
@@ -62,12 +68,9 @@ final class QueueKeys {
 		return this.scriptKeys;
 	}
 
-	byte[] jobPrefix() {
-		return this.jobPrefix;
-	}
-
-	byte[] uniquePrefix() {
-		return this.uniquePrefix;
+	/** Name of the pub/sub channel of finished batches, as the scripts' first argument. */
+	byte[] channel() {
+		return this.channel;
 	}
 
 	byte[] wake() {
@@ -109,17 +112,12 @@ final class QueueKeys {
 		return "{" + prefix + ":~workers}";
 	}
 
-	/** Common start of the names of the workers' hashes. */
-	static String workerKeyPrefix(String prefix) {
-		return workersKey(prefix) + ":";
+	/** Key of the hash of the workers' descriptions, by worker id. */
+	static String workerInfoKey(String prefix) {
+		return workersKey(prefix) + ".info";
 	}
 
-	/** Key of one worker's hash. */
-	static String workerKey(String prefix, String workerId) {
-		return workerKeyPrefix(prefix) + workerId;
-	}
-
-	/** Key of the sorted set of silent workers; never of the form of a worker's hash. */
+	/** Key of the sorted set of silent workers. */
 	static String silentWorkersKey(String prefix) {
 		return workersKey(prefix) + ".silent";
 	}

@@ -67,7 +67,10 @@ final class QueueScriptExecutor {
 		return this.scripts;
 	}
 
-	/** Runs a script of one queue ({@code common.lua}: its keys, then the two key prefixes and {@code args}). */
+	/**
+	 * Runs a script of one queue ({@code common.lua}: its keys, then the channel of finished
+	 * batches, an unused argument and {@code args}).
+	 */
 	List<Object> run(RedisScript<?> script, QueueKeys k, List<byte[]> args) {
 		List<Object> reply = eval(script, ReturnType.MULTI, k.scriptKeys(), queueArgs(k, args));
 		return (reply != null) ? reply : List.of();
@@ -78,8 +81,10 @@ final class QueueScriptExecutor {
 	 * past the timeout the command is cancelled (Lettuce does not send a cancelled command that
 	 * still waits for a connection) and the call fails; other drivers fall back to {@link #run}.
 	 */
-	List<Object> runWithin(RedisScript<?> script, QueueKeys k, List<byte[]> args, Duration timeout) {
-		byte[][] keys = k.scriptKeys().toArray(byte[][]::new);
+	List<Object> runWithin(RedisScript<?> script, QueueKeys k, List<byte[]> extraKeys, List<byte[]> args,
+			Duration timeout) {
+		List<byte[]> allKeys = keys(k, extraKeys);
+		byte[][] keys = allKeys.toArray(byte[][]::new);
 		byte[][] argv = queueArgs(k, args).toArray(byte[][]::new);
 		List<Object> reply = withLettuce((async) -> {
 			long deadline = System.nanoTime() + timeout.toNanos();
@@ -94,7 +99,21 @@ final class QueueScriptExecutor {
 						deadline, timeout);
 			}
 		});
-		return (reply != null) ? reply : run(script, k, args);
+		if (reply != null) {
+			return reply;
+		}
+		List<Object> answer = eval(script, ReturnType.MULTI, allKeys, queueArgs(k, args));
+		return (answer != null) ? answer : List.of();
+	}
+
+	/** The queue's keys, then {@code extraKeys}. */
+	private static List<byte[]> keys(QueueKeys k, List<byte[]> extraKeys) {
+		if (extraKeys.isEmpty()) {
+			return k.scriptKeys();
+		}
+		List<byte[]> all = new ArrayList<>(k.scriptKeys());
+		all.addAll(extraKeys);
+		return all;
 	}
 
 	/** Runs a script on keys outside every queue (the worker registry) that answers a list. */
@@ -271,8 +290,8 @@ final class QueueScriptExecutor {
 
 	private static List<byte[]> queueArgs(QueueKeys k, List<byte[]> args) {
 		List<byte[]> argv = new ArrayList<>(args.size() + 2);
-		argv.add(k.jobPrefix());
-		argv.add(k.uniquePrefix());
+		argv.add(k.channel());
+		argv.add(ScriptReplies.EMPTY);
 		argv.addAll(args);
 		return argv;
 	}

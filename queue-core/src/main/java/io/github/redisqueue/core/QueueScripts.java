@@ -14,12 +14,20 @@ import org.springframework.data.redis.core.script.RedisScript;
  * template runs them by SHA, and as a plain EVAL after {@code NOSCRIPT}, which reloads a script
  * after a restart, a failover or {@code SCRIPT FLUSH}. Each script is the shared prelude
  * {@code clock.lua}, {@code common.lua} (or {@code registry.lua} for the worker registry) and its own
- * file.
+ * file. Every script touches only the keys it is given in {@code KEYS} (see
+ * {@link #CHECK_KEYS_PROPERTY}).
  *
  * @since 0.1.0
  */
 @SuppressWarnings("rawtypes")
 public final class QueueScripts {
+
+	/**
+	 * System property that, set to {@code true} before the scripts are loaded, makes every script
+	 * fail a call that touches a key it was not given in {@code KEYS}: a check of Redis's rule for
+	 * scripts (proxies and some Redis-compatible servers enforce it), used by the test suite.
+	 */
+	public static final String CHECK_KEYS_PROPERTY = "redisqueue.scripts.check-keys";
 
 	private static final String LOCATION = "io/github/redisqueue/scripts/";
 
@@ -115,9 +123,13 @@ public final class QueueScripts {
 		return new DefaultRedisScript<>(prelude("common") + read(name), List.class);
 	}
 
-	/** The clock helper, then the named prelude, each followed by a line break. */
+	/**
+	 * The clock helper, then the named prelude, each followed by a line break; with the key check
+	 * on, {@code keycheck.lua} before them.
+	 */
 	private static String prelude(String name) {
-		return read("clock") + "\n" + read(name) + "\n";
+		String check = Boolean.getBoolean(CHECK_KEYS_PROPERTY) ? read("keycheck") + "\n" : "";
+		return check + read("clock") + "\n" + read(name) + "\n";
 	}
 
 	private static String read(String name) {

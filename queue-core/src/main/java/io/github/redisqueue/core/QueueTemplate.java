@@ -262,6 +262,8 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		byte[][] shared = ScriptReplies.jobOptionArgs(options, this.settings.defaultMaxAttempts(),
 				this.settings.groupConcurrency(queue));
 		byte[] headers = this.serializer.serializeHeaders(headerValues);
+		List<byte[]> extraKeys = (options.getIdempotencyKey() != null)
+				? List.of(encodeUtf8(k.idempotencyKey(options.getIdempotencyKey()))) : List.of();
 		List<EnqueueResult> results = new ArrayList<>(serialized.size());
 		int chunk = this.settings.enqueueChunk();
 		for (int from = 0; from < serialized.size(); from += chunk) {
@@ -273,7 +275,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 				args.add(headers);
 				Collections.addAll(args, shared);
 			}
-			results.addAll(ScriptReplies.enqueueResults(runEnqueue(queue, k, args)));
+			results.addAll(ScriptReplies.enqueueResults(runEnqueue(queue, k, extraKeys, args)));
 		}
 		long duplicates = results.stream().filter(EnqueueResult::duplicate).count();
 		record(queue, JobOutcome.ENQUEUED, results.size() - duplicates);
@@ -281,9 +283,9 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		return results;
 	}
 
-	private List<Object> runEnqueue(String queue, QueueKeys k, List<byte[]> args) {
+	private List<Object> runEnqueue(String queue, QueueKeys k, List<byte[]> extraKeys, List<byte[]> args) {
 		try {
-			return this.executor.runWithin(this.executor.scripts().enqueue(), k, args, this.enqueueTimeout);
+			return this.executor.runWithin(this.executor.scripts().enqueue(), k, extraKeys, args, this.enqueueTimeout);
 		}
 		catch (QueryTimeoutException ex) {
 			throw new QueueException(ex.getMessage(), ex);

@@ -244,7 +244,8 @@ final class ScriptReplies {
 				(options.getUniqueKey() != null) ? encodeUtf8(options.getUniqueKey()) : EMPTY,
 				encodeNumber(options.getUniqueFor().toMillis()), encodeNumber(millis(options.getExpireAfter())),
 				encodeNumber(maxAttempts),
-				(options.getIdempotencyKey() != null) ? encodeUtf8(options.getIdempotencyKey()) : EMPTY,
+				// the idempotency key itself is the first key after the queue's own
+				(options.getIdempotencyKey() != null) ? encodeNumber(QueueKeys.SCRIPT_KEYS + 1) : EMPTY,
 				encodeNumber(options.getIdempotencyWindow().toMillis()),
 				(options.getGroup() != null) ? encodeUtf8(options.getGroup()) : EMPTY, encodeNumber(groupConcurrency) };
 	}

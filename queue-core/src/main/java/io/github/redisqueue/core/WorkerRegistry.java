@@ -23,13 +23,13 @@ final class WorkerRegistry {
 
 	private final byte[] silentKey;
 
-	private final String prefix;
+	private final byte[] infoKey;
 
 	WorkerRegistry(QueueScriptExecutor executor, String prefix, Function<String, QueueKeys> keys) {
 		this.executor = executor;
 		this.keys = keys;
-		this.prefix = prefix;
 		this.workersKey = encodeUtf8(QueueKeys.workersKey(prefix));
+		this.infoKey = encodeUtf8(QueueKeys.workerInfoKey(prefix));
 		this.silentKey = encodeUtf8(QueueKeys.silentWorkersKey(prefix));
 	}
 
@@ -68,12 +68,12 @@ final class WorkerRegistry {
 
 	/** The {@code workers.lua} call, for a pipeline of its own. */
 	QueueScriptExecutor.ScriptCall workersCall() {
-		return new QueueScriptExecutor.ScriptCall(this.executor.scripts().workers(), List.of(this.workersKey),
-				List.of(encodeUtf8(QueueKeys.workerKeyPrefix(this.prefix))));
+		return new QueueScriptExecutor.ScriptCall(this.executor.scripts().workers(),
+				List.of(this.workersKey, this.infoKey), List.of());
 	}
 
 	private List<byte[]> heartbeatKeys(WorkerInfo worker) {
-		return List.of(this.workersKey, encodeUtf8(QueueKeys.workerKey(this.prefix, worker.id())), this.silentKey);
+		return List.of(this.workersKey, this.infoKey, this.silentKey);
 	}
 
 }

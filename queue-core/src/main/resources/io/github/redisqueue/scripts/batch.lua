@@ -23,22 +23,34 @@
 --             completion payload, priority, finished at, created at.
 --   'handed'  the completion job is enqueued: the batch leaves the hand-off set and its keys
 --             expire after its retention. Returns {1}, or {0} when it was handed off already.
---   'results' offset and count of sub-jobs in the order they were added: per sub-job its id and
---             its stored result ('' when none).
+--   'jobs'    offset and count of sub-jobs in the order they were added: their ids (the caller
+--             reads their results, each a key of its own).
+-- A finished batch past its retention reads as missing until the reaper deletes its record.
 local now = now_ms()
 local op, bid = ARGV[3], ARGV[4]
-local bk = BATCH .. bid
+local bk = gate_id('b', bid)
 local STATUS = {'state', 'cap', 'priority', 'total', 'admits', 'completed', 'dead', 'cancelled', 'createdAt',
   'finishedAt', 'onComplete', 'ends'}
 
+local function lapsed(id)
+  local at = tonumber(redis.call('ZSCORE', K_BATCHES_UNTIL, id))
+  return at ~= nil and at <= now
+end
+
+-- whether a batch of that id exists (a lapsed one does not)
+local function exists(id)
+  return rexists(K_GATES, gate_id('b', id)) and not lapsed(id)
+end
+
 -- the 12 values of 'status'; admitted = admits - ends
-local function status(key)
-  local f = redis.call('HMGET', key, unpack(STATUS))
-  if not f[1] then
+local function status(id)
+  local gid = gate_id('b', id)
+  local f = rget(K_GATES, gid, STATUS)
+  if not f[1] or lapsed(id) then
     return nil
   end
   f[5] = (tonumber(f[5]) or 0) - (tonumber(f[12]) or 0)
-  f[12] = redis.call('LLEN', key .. ':wait')
+  f[12] = wait_count(gid)
   return f
 end
 
@@ -47,17 +59,18 @@ if op == 'open' then
     -- a new id from the sequence, past ids that callers gave their batches
     for _ = 1, 10 do
       bid = int(redis.call('INCR', K_SEQ))
-      bk = BATCH .. bid
-      if redis.call('EXISTS', bk) == 0 then
+      bk = gate_id('b', bid)
+      if not rexists(K_GATES, bk) then
         break
       end
     end
   end
-  if redis.call('EXISTS', bk) == 1 then
+  -- a lapsed batch's id is taken again only once the reaper deleted its record and sub-job list
+  if rexists(K_GATES, bk) then
     return {bid, 0}
   end
   local cap = math.max(1, math.min(MAX_GATE_CAP, tonumber(ARGV[5]) or 1))
-  redis.call('HSET', bk, 'state', 'open', 'cap', cap, 'priority', tonumber(ARGV[6]) or 0, 'total', 0,
+  rset(K_GATES, bk, 'state', 'open', 'cap', cap, 'priority', tonumber(ARGV[6]) or 0, 'total', 0,
     'admits', 0, 'ends', 0, 'completed', 0, 'dead', 0, 'cancelled', 0, 'createdAt', now, 'finishedAt', 0,
     'onComplete', ARGV[7], 'context', ARGV[8], 'retention', tonumber(ARGV[9]) or 0,
     'maxAttempts', tonumber(ARGV[10]) or 1, 'headers', ARGV[11])
@@ -67,7 +80,7 @@ if op == 'open' then
 end
 
 if op == 'add' then
-  local b = redis.call('HMGET', bk, 'state', 'priority', 'maxAttempts', 'headers')
+  local b = rget(K_GATES, bk, {'state', 'priority', 'maxAttempts', 'headers'})
   if b[1] ~= 'open' then
     return {0, b[1] or 'missing'}
   end
@@ -77,86 +90,90 @@ if op == 'add' then
   end
   -- one range of ids from the sequence, unless the counter fell behind existing jobs
   local last = redis.call('INCRBY', K_SEQ, n)
-  local per_id = redis.call('EXISTS', JOB .. int(last - n + 1)) == 1 or redis.call('EXISTS', JOB .. int(last)) == 1
+  local per_id = redis.call('HEXISTS', K_JOBS, int(last - n + 1)) == 1
+    or redis.call('HEXISTS', K_JOBS, int(last)) == 1
   local out = {1, 0}
-  local ids = {}
+  local members = {}
   for i = 1, n do
     local id = per_id and int(new_id()) or int(last - n + i)
-    redis.call('HSET', JOB .. id, 'payload', ARGV[5 + i], 'headers', b[4], 'priority', b[2], 'score', 0,
-      'attempts', 0, 'maxAttempts', b[3], 'token', 0, 'enqueuedAt', now, 'state', 'waiting', 'batch', bid)
-    ids[i] = id
+    jset(id, 'headers', b[4], 'priority', b[2], 'score', 0, 'attempts', 0, 'maxAttempts', b[3], 'token', 0,
+      'enqueuedAt', now, 'state', 'waiting', 'batch', bid)
+    redis.call('HSET', K_PAYLOADS, id, ARGV[5 + i])
+    members[2 * i - 1] = 0
+    members[2 * i] = bk .. dmember(id)
     out[2 + i] = id
   end
-  redis.call('RPUSH', bk .. ':wait', unpack(ids))
-  redis.call('RPUSH', bk .. ':jobs', unpack(ids))
-  out[2] = redis.call('HINCRBY', bk, 'total', n)
+  redis.call('ZADD', K_GATE_WAIT, unpack(members))
+  redis.call('ZADD', K_BATCH_JOBS, unpack(members))
+  local g = rget(K_GATES, bk, GATE)
+  g[5] = (tonumber(g[5]) or 0) + n
+  out[2] = g[5]
   redis.call('HINCRBY', K_STATS, 'enqueued', n)
-  local g = redis.call('HMGET', bk, unpack(GATE))
   local admitted = admit(bk, 'batch', bid, g, now)
-  if admitted > 0 then
-    redis.call('HINCRBY', bk, 'admits', admitted)
-  end
+  rset(K_GATES, bk, 'total', g[5], 'admits', (tonumber(g[2]) or 0) + admitted)
   return out
 end
 
 if op == 'seal' then
-  local state = redis.call('HGET', bk, 'state')
+  local state = rget(K_GATES, bk, {'state'})[1]
   if state ~= 'open' then
     return {0, state or 'missing'}
   end
-  redis.call('HSET', bk, 'state', 'sealed')
-  finish_batch(bid, redis.call('HMGET', bk, unpack(GATE)), now)
-  return {1, redis.call('HGET', bk, 'state')}
+  rset(K_GATES, bk, 'state', 'sealed')
+  finish_batch(bid, rget(K_GATES, bk, GATE), now)
+  return {1, rget(K_GATES, bk, {'state'})[1]}
 end
 
 if op == 'cancel' then
-  local b = redis.call('HMGET', bk, 'state', 'total', 'cancelAt')
+  local b = rget(K_GATES, bk, {'state', 'total', 'cancelAt'})
   local state = b[1]
-  if not state then
+  if not state or lapsed(bid) then
     return {-1, 0, 'missing'}
   end
   if state ~= 'open' and state ~= 'sealed' and state ~= 'cancelling' then
     return {0, 0, state}
   end
   if state ~= 'cancelling' then
-    redis.call('HSET', bk, 'state', 'cancelling')
+    rset(K_GATES, bk, 'state', 'cancelling')
   end
   local from, limit = tonumber(b[3]) or 0, tonumber(ARGV[5])
-  local ids = redis.call('LRANGE', bk .. ':jobs', from, from + limit - 1)
+  local lo, hi = gate_range(bk)
+  local members = redis.call('ZRANGEBYLEX', K_BATCH_JOBS, lo, hi, 'LIMIT', from, limit)
   local removed = 0
-  for _, id in ipairs(ids) do
-    local f = redis.call('HMGET', JOB .. id, 'state', 'batch')
+  for _, member in ipairs(members) do
+    local id = dmember_id(string.sub(member, #bk + 1))
+    local f = jget(id, {'state', 'batch'})
     if f[2] == bid then
       if f[1] == 'waiting' then
-        redis.call('DEL', JOB .. id)
+        jdel(id)
+        redis.call('ZREM', K_GATE_WAIT, member)
         removed = removed + 1
       elseif f[1] == 'ready' or f[1] == 'delayed' then
         cancel_job(id, bid, now)
       end
     end
   end
+  local cancelled = tonumber(rget(K_GATES, bk, {'cancelled'})[1]) or 0
   if removed > 0 then
-    redis.call('HINCRBY', bk, 'cancelled', removed)
     redis.call('HINCRBY', K_STATS, 'cancelled', removed)
   end
-  local left = math.max(0, (tonumber(b[2]) or 0) - from - #ids)
-  redis.call('HSET', bk, 'cancelAt', from + #ids)
+  local left = math.max(0, (tonumber(b[2]) or 0) - from - #members)
+  rset(K_GATES, bk, 'cancelAt', from + #members, 'cancelled', cancelled + removed)
   if left == 0 then
-    redis.call('DEL', bk .. ':wait')
-    finish_batch(bid, redis.call('HMGET', bk, unpack(GATE)), now)
+    finish_batch(bid, rget(K_GATES, bk, GATE), now)
   end
-  return {1, left, redis.call('HGET', bk, 'state')}
+  return {1, left, rget(K_GATES, bk, {'state'})[1]}
 end
 
 if op == 'status' then
-  return status(bk) or {}
+  return status(bid) or {}
 end
 
 if op == 'list' then
   local offset, count = tonumber(ARGV[5]), tonumber(ARGV[6])
   local out = {redis.call('ZCARD', K_BATCHES)}
   for _, id in ipairs(redis.call('ZRANGE', K_BATCHES, offset, offset + count - 1)) do
-    local s = status(BATCH .. id)
+    local s = status(id)
     if s then
       out[#out + 1] = id
       for _, v in ipairs(s) do
@@ -170,8 +187,8 @@ end
 if op == 'pending' then
   local out = {}
   for _, id in ipairs(redis.call('ZRANGE', K_BATCHES_DONE, 0, tonumber(ARGV[5]) - 1)) do
-    local f = redis.call('HMGET', BATCH .. id, 'state', 'total', 'completed', 'dead', 'cancelled', 'onComplete',
-      'context', 'priority', 'finishedAt', 'createdAt')
+    local f = rget(K_GATES, gate_id('b', id), {'state', 'total', 'completed', 'dead', 'cancelled', 'onComplete',
+      'context', 'priority', 'finishedAt', 'createdAt'})
     if f[1] then
       out[#out + 1] = id
       for i = 1, 10 do
@@ -188,18 +205,19 @@ if op == 'handed' then
   if redis.call('ZREM', K_BATCHES_DONE, bid) == 0 then
     return {0}
   end
-  local ttl = math.max(1, tonumber(redis.call('HGET', bk, 'retention')) or 1)
-  redis.call('PEXPIRE', bk, ttl)
-  redis.call('PEXPIRE', bk .. ':jobs', ttl)
+  local ttl = math.max(1, tonumber(rget(K_GATES, bk, {'retention'})[1]) or 1)
+  redis.call('ZADD', K_BATCHES_UNTIL, int(now + ttl), bid)
   return {1}
 end
 
-if op == 'results' then
-  local offset, count = tonumber(ARGV[5]), tonumber(ARGV[6])
+if op == 'jobs' then
+  local lo, hi = gate_range(bk)
   local out = {}
-  for _, id in ipairs(redis.call('LRANGE', bk .. ':jobs', offset, offset + count - 1)) do
-    out[#out + 1] = id
-    out[#out + 1] = redis.call('GET', BASE .. 'result:' .. id) or ''
+  if exists(bid) then
+    for _, member in ipairs(redis.call('ZRANGEBYLEX', K_BATCH_JOBS, lo, hi, 'LIMIT', tonumber(ARGV[5]),
+        tonumber(ARGV[6]))) do
+      out[#out + 1] = dmember_id(string.sub(member, #bk + 1))
+    end
   end
   return out
 end

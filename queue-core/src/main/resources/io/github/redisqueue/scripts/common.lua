@@ -1,5 +1,6 @@
 -- Shared prelude, prepended to every script of redis-queue when it is loaded.
--- KEYS (same order for every script; all share the queue's hash tag):
+-- KEYS (same order for every script; all share the queue's hash tag). A script reads and writes
+-- these keys only (and keys it is given after them), never a key named after data it read:
 --   1 ready     sorted set, score = priority band + sequence (lowest first)
 --   2 delayed   sorted set, score = due time (ms, server clock); members are job ids left-padded
 --               with zeros to 16 digits, so that jobs due in the same ms come out in id order
@@ -13,25 +14,31 @@
 --  10 stats     hash of counters (fields starting with '~' are internal)
 --  11 woken     list that blocked consumers move wake-ups into; cleared by reserve
 --  12 live      sorted set of the workers consuming the queue, score = heartbeat deadline (ms)
--- ARGV[1] is the job hash key prefix, ARGV[2] the uniqueness key prefix; the script's own
--- arguments start at ARGV[3].
+--  13 jobs      hash, job id -> the job's record: a MessagePack map of field name to string
+--  14 payloads  hash, job id -> the job's payload
+--  15 unique    hash, uniqueness key -> id of the job holding it
+--  16 unique:until  sorted set, uniqueness key -> when it lapses (ms; keys kept after completion)
+--  17 batches   sorted set of open batches, score = creation time
+--  18 batches:done  sorted set of finished batches whose completion job is not handed off yet
+--  19 gates     hash, gate id (see gate_id) -> record of a batch or a group, like a job's
+--  20 gates:wait  sorted set, all scores 0: per job waiting at a gate, its gate id and its padded
+--               id, so that a lexical range holds one gate's waiting jobs in FIFO order
+--  21 batches:jobs  sorted set, all scores 0: per sub-job its batch's gate id and padded id
+--  22 batches:until  sorted set, batch id -> when the record of a finished batch lapses (ms)
+-- Scripts that take more keys (enqueue: idempotency keys) find them from KEYS[23] on.
+-- ARGV[1] is the pub/sub channel on which the ids of finished batches are published, ARGV[2] is
+-- unused; the script's own arguments start at ARGV[3].
 --
 -- Rules every script keeps: it validates what it reads before it writes (Redis keeps the writes a
--- script made before an error), a job hash with a missing or non-numeric field is dead-lettered
+-- script made before an error), a job record with a missing or non-numeric field is dead-lettered
 -- with the reason instead of failing the call, and every loop is bounded by an argument.
 local K_READY, K_DELAYED, K_INFLIGHT, K_DEAD = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local K_DONE, K_EXPIRY, K_WAKE, K_SEQ, K_PAUSED, K_STATS = KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
-local K_WOKEN, K_LIVE = KEYS[11], KEYS[12]
-local JOB, UNIQUE = ARGV[1], ARGV[2]
--- keys named after the job hash prefix, all in the queue's hash tag: <queue tag>:idem:<key>
--- (idempotency keys), <queue tag>:batch:<id> (a batch's hash; its waiting list and list of
--- sub-jobs add ':wait' and ':jobs'), <queue tag>:group:<key> (a group's hash, with ':wait'),
--- <queue tag>:batches (open batches, score = creation time), <queue tag>:batches:done (finished
--- batches whose completion job is not handed off yet) and <queue tag>:result:<id> (results)
-local BASE = string.sub(JOB, 1, -5)
-local IDEM = BASE .. 'idem:'
-local BATCH, GROUP = BASE .. 'batch:', BASE .. 'group:'
-local K_BATCHES, K_BATCHES_DONE = BASE .. 'batches', BASE .. 'batches:done'
+local K_WOKEN, K_LIVE, K_JOBS, K_PAYLOADS = KEYS[11], KEYS[12], KEYS[13], KEYS[14]
+local K_UNIQUE, K_UNIQUE_UNTIL, K_BATCHES, K_BATCHES_DONE = KEYS[15], KEYS[16], KEYS[17], KEYS[18]
+local K_GATES, K_GATE_WAIT, K_BATCH_JOBS, K_BATCHES_UNTIL = KEYS[19], KEYS[20], KEYS[21], KEYS[22]
+local CHANNEL = ARGV[1]
+local FIXED_KEYS = 22
 -- most jobs one batch or group may have admitted (within its cap) at once
 local MAX_GATE_CAP = 1000
 local WAKE_CAP = 8
@@ -54,17 +61,102 @@ local function int(n)
   return string.format('%d', n)
 end
 
+-- Records (of jobs in K_JOBS, of gates in K_GATES): MessagePack maps of field name to string,
+-- read like hashes with rget (an array of values, false where a field is missing, as HMGET
+-- answers) and written field by field with rset. Each record is decoded once per call and kept
+-- in this cache (false: no record); a record that cannot be decoded reads as one without fields.
+local records = {}
+
+local function record(h, id)
+  local cache = records[h]
+  if not cache then
+    cache = {}
+    records[h] = cache
+  end
+  local r = cache[id]
+  if r == nil then
+    local raw = redis.call('HGET', h, id)
+    r = false
+    if raw then
+      local ok, t = pcall(cmsgpack.unpack, raw)
+      r = (ok and type(t) == 'table') and t or {}
+    end
+    cache[id] = r
+  end
+  return r
+end
+
+-- a value as Redis would store it: numbers in full (HSET writes them with 17 significant digits)
+local function text(v)
+  if type(v) == 'number' then
+    return string.format('%.17g', v)
+  end
+  return v
+end
+
+local function rget(h, id, names)
+  local r = record(h, id)
+  local f = {}
+  for i, name in ipairs(names) do
+    local v = r and r[name]
+    if type(v) == 'number' then
+      v = text(v)
+    elseif type(v) ~= 'string' then
+      v = false
+    end
+    f[i] = v
+  end
+  return f
+end
+
+local function rset(h, id, ...)
+  local r = record(h, id)
+  if not r then
+    r = {}
+    records[h][id] = r
+  end
+  local a = {...}
+  for i = 1, select('#', ...), 2 do
+    r[a[i]] = text(a[i + 1])
+  end
+  redis.call('HSET', h, id, cmsgpack.pack(r))
+end
+
+local function rdel(h, id)
+  record(h, id)
+  records[h][id] = false
+  redis.call('HDEL', h, id)
+end
+
+local function rexists(h, id)
+  return record(h, id) ~= false
+end
+
+local function jget(id, names)
+  return rget(K_JOBS, id, names)
+end
+
+local function jset(id, ...)
+  rset(K_JOBS, id, ...)
+end
+
+-- deletes a job: its record and its payload
+local function jdel(id)
+  rdel(K_JOBS, id)
+  redis.call('HDEL', K_PAYLOADS, id)
+end
+
 -- the next free id: the counter, or past it when the counter fell behind existing jobs (it was
--- lost, say by eviction), so that no job hash is ever overwritten
+-- lost, say by eviction), so that no job record is ever overwritten
 local function new_id()
   local seq = redis.call('INCR', K_SEQ)
-  if redis.call('EXISTS', JOB .. int(seq)) == 0 then
+  if redis.call('HEXISTS', K_JOBS, int(seq)) == 0 then
     return seq
   end
   local step = 1
   for _ = 1, 62 do
     seq = seq + step
-    if redis.call('EXISTS', JOB .. int(seq)) == 0 then
+    if redis.call('HEXISTS', K_JOBS, int(seq)) == 0 then
       redis.call('SET', K_SEQ, int(seq))
       return seq
     end
@@ -102,10 +194,10 @@ local function corrupt(f, names, required)
   return nil
 end
 
--- whether a job's hash is gone, given the values f read from it with the state field first; a
--- hash that exists without a state is damaged, not gone
-local function gone(jk, f)
-  return not f[1] and redis.call('EXISTS', jk) == 0
+-- whether a job is gone, given the values f read from its record with the state field first; a
+-- record without a state is damaged, not gone
+local function gone(id, f)
+  return not f[1] and not rexists(K_JOBS, id)
 end
 
 local wake_owed = -1
@@ -124,27 +216,45 @@ local function wake(count)
   end
 end
 
+-- the job holding a uniqueness key, or false; a key kept after its job completed holds until
+-- its window lapses (the reaper deletes lapsed keys, see trim)
+local function unique_holder(ukey, now)
+  local id = redis.call('HGET', K_UNIQUE, ukey)
+  if id then
+    local lapses = tonumber(redis.call('ZSCORE', K_UNIQUE_UNTIL, ukey))
+    if lapses and lapses <= now then
+      return false
+    end
+  end
+  return id
+end
+
+local function unique_take(ukey, id)
+  redis.call('HSET', K_UNIQUE, ukey, id)
+  redis.call('ZREM', K_UNIQUE_UNTIL, ukey)
+end
+
 -- releases the job's uniqueness key if it still points at this job; after a completion the key
 -- may instead be kept for the job's uniqueness window
-local function release_unique(id, ukey, ttl, completed)
+local function release_unique(id, ukey, ttl, completed, now)
   if not ukey or ukey == '' then
     return
   end
-  local uk = UNIQUE .. ukey
-  if redis.call('GET', uk) ~= id then
+  if redis.call('HGET', K_UNIQUE, ukey) ~= id then
     return
   end
   ttl = math.min(math.floor(tonumber(ttl) or 0), MAX_UNIQUE_TTL)
   if completed and ttl > 0 then
-    redis.call('PEXPIRE', uk, int(ttl))
+    redis.call('ZADD', K_UNIQUE_UNTIL, int(now + ttl), ukey)
   else
-    redis.call('DEL', uk)
+    redis.call('HDEL', K_UNIQUE, ukey)
+    redis.call('ZREM', K_UNIQUE_UNTIL, ukey)
   end
 end
 
--- Batches and groups are gates: a hash with the cap ('cap'), the number of jobs it ever admitted
--- ('admits') and of admitted jobs that ended ('ends'), and a list of jobs waiting for a place
--- (':wait'). An admitted job is an ordinary job of the queue (ready, leased, or waiting for a
+-- Batches and groups are gates: a record with the cap ('cap'), the number of jobs it ever admitted
+-- ('admits') and of admitted jobs that ended ('ends'), and its range of jobs waiting for a place
+-- in K_GATE_WAIT. An admitted job is an ordinary job of the queue (ready, leased, or waiting for a
 -- retry) whose 'batch' or 'group' field names its gate; a job waiting at its gate has state
 -- 'waiting' and sits in none of the queue's sets. A job leaves its gate only when it ends
 -- (completed, dead or cancelled: its field is cleared then, so it ends once), and only then is the
@@ -152,12 +262,42 @@ end
 -- gate hold a lease than its cap (admits - ends <= cap), and gates of equal priority take turns.
 local GATE = {'cap', 'admits', 'ends', 'state', 'total', 'completed', 'dead', 'cancelled', 'priority'}
 
+-- a gate's id: its kind ('b' batch, 'g' group), the length of its name, ':' and the name; no
+-- gate's id starts with another's, so one lexical range holds exactly one gate's entries
+local function gate_id(kind, name)
+  return kind .. #name .. ':' .. name
+end
+
+local function gate_range(gid)
+  return '[' .. gid, '[' .. gid .. '\255'
+end
+
+local function wait_push(gid, id)
+  redis.call('ZADD', K_GATE_WAIT, 0, gid .. dmember(id))
+end
+
+-- the id of the first job waiting at a gate, taken out of its range; nil when none waits
+local function wait_pop(gid)
+  local lo, hi = gate_range(gid)
+  local first = redis.call('ZRANGEBYLEX', K_GATE_WAIT, lo, hi, 'LIMIT', 0, 1)[1]
+  if not first then
+    return nil
+  end
+  redis.call('ZREM', K_GATE_WAIT, first)
+  return dmember_id(string.sub(first, #gid + 1))
+end
+
+local function wait_count(gid)
+  local lo, hi = gate_range(gid)
+  return redis.call('ZLEXCOUNT', K_GATE_WAIT, lo, hi)
+end
+
 -- a batch whose every sub-job ended, once sealed (or cancelled), finishes: exactly once, since
--- its state leaves 'sealed' here. g holds the GATE values of its hash, counts included. With a
+-- its state leaves 'sealed' here. g holds the GATE values of its record, counts included. With a
 -- completion queue it goes to the hand-off set, to be enqueued there by the next client that
--- looks (see batch.lua 'pending'); its keys expire after its retention once handed off, at once
--- when there is nothing to hand off. A blocked consumer is woken so that it looks, and
--- subscribers of the channel <queue tag>:batches learn the batch id.
+-- looks (see batch.lua 'pending'); its record lapses after its retention once handed off, at
+-- once when there is nothing to hand off (see trim). A blocked consumer is woken so that it
+-- looks, and subscribers of the channel ARGV[1] learn the batch id.
 local function finish_batch(bid, g, now)
   if g[4] ~= 'sealed' and g[4] ~= 'cancelling' then
     return false
@@ -166,53 +306,52 @@ local function finish_batch(bid, g, now)
   if ended < (tonumber(g[5]) or 0) then
     return false
   end
-  local bk = BATCH .. bid
+  local gid = gate_id('b', bid)
   local final = (g[4] == 'sealed') and 'completed' or 'cancelled'
-  redis.call('HSET', bk, 'state', final, 'finishedAt', now)
-  redis.call('DEL', bk .. ':wait')
+  rset(K_GATES, gid, 'state', final, 'finishedAt', now)
+  -- nothing waits any more (a cancel took out each waiting sub-job it deleted)
+  redis.call('ZREMRANGEBYLEX', K_GATE_WAIT, gate_range(gid))
   redis.call('ZREM', K_BATCHES, bid)
-  local b = redis.call('HMGET', bk, 'onComplete', 'retention')
+  local b = rget(K_GATES, gid, {'onComplete', 'retention'})
   if b[1] and b[1] ~= '' then
     redis.call('ZADD', K_BATCHES_DONE, now, bid)
     wake(1)
   else
-    local ttl = math.max(1, tonumber(b[2]) or 1)
-    redis.call('PEXPIRE', bk, ttl)
-    redis.call('PEXPIRE', bk .. ':jobs', ttl)
+    redis.call('ZADD', K_BATCHES_UNTIL, int(now + math.max(1, tonumber(b[2]) or 1)), bid)
   end
   redis.call('HINCRBY', K_STATS, 'batches' .. (final == 'completed' and 'Completed' or 'Cancelled'), 1)
-  redis.call('PUBLISH', BASE .. 'batches', bid)
+  redis.call('PUBLISH', CHANNEL, bid)
   return true
 end
 
--- admits waiting jobs of gate gk (kind 'batch' or 'group', also the job field that names the
--- gate; name is the batch id or group key) while fewer than its cap are admitted; g holds the
--- GATE values of its hash. A batch's sub-jobs take the batch's priority; a group's job keeps its
--- own and is read first: one whose hash is damaged or gone ends as dead (with the reason, when the
--- hash exists), at most 100 such entries per call. Returns how many were admitted.
+-- admits waiting jobs of gate gk (its gate id; kind 'batch' or 'group', also the job field that
+-- names the gate; name is the batch id or group key) while fewer than its cap are admitted; g
+-- holds the GATE values of its record. A batch's sub-jobs take the batch's priority; a group's
+-- job keeps its own and is read first: one whose record is damaged or gone ends as dead (with the
+-- reason, when the record exists), at most 100 such entries per call. Returns how many were
+-- admitted.
 local function admit(gk, kind, name, g, now)
   local room = (tonumber(g[1]) or 0) - ((tonumber(g[2]) or 0) - (tonumber(g[3]) or 0))
   local n, budget = 0, 100
   while n < room and budget > 0 do
-    local id = redis.call('LPOP', gk .. ':wait')
+    local id = wait_pop(gk)
     if not id then
       break
     end
-    local jk = JOB .. id
     local priority, expire_at, state = tonumber(g[9]), 0, 'waiting'
     if kind == 'group' then
       redis.call('HINCRBY', K_STATS, 'groupWaiting', -1)
-      local f = redis.call('HMGET', jk, 'state', 'priority', 'expireAt')
+      local f = jget(id, {'state', 'priority', 'expireAt'})
       state, priority, expire_at = f[1], tonumber(f[2]), tonumber(f[3]) or 0
       if state and state ~= 'waiting' then
         -- admitted or ended some other way already: not this gate's to count
         budget = budget - 1
         state = nil
       elseif not state or not priority then
-        if redis.call('EXISTS', jk) == 1 then
+        if rexists(K_JOBS, id) then
           local reason = (not state) and 'corrupt job: field state is missing'
             or ('corrupt job: field priority is ' .. (f[2] and ("'" .. string.sub(f[2], 1, 40) .. "'") or 'missing'))
-          redis.call('HSET', jk, 'state', 'dead', 'error', reason, 'finishedAt', now, 'group', '')
+          jset(id, 'state', 'dead', 'error', reason, 'finishedAt', now, 'group', '')
           redis.call('ZADD', K_DEAD, now, id)
           redis.call('HINCRBY', K_STATS, 'dead', 1)
         end
@@ -222,9 +361,9 @@ local function admit(gk, kind, name, g, now)
     end
     if state then
       -- a batch's sub-job is not read first: a damaged or deleted one is caught by the reserve
-      -- that pops it (a job hash without its numeric fields is dead-lettered there)
+      -- that pops it (a job record without its numeric fields is dead-lettered there)
       local score = ready_score(priority, redis.call('INCR', K_SEQ))
-      redis.call('HSET', jk, 'state', 'ready', 'score', score, 'readyAt', now, kind, name)
+      jset(id, 'state', 'ready', 'score', score, 'readyAt', now, kind, name)
       redis.call('ZADD', K_READY, score, id)
       if expire_at > 0 then
         redis.call('ZADD', K_EXPIRY, expire_at, id)
@@ -245,23 +384,23 @@ end
 -- freed, the next waiting job admitted, and a batch whose last sub-job this was finishes. The
 -- job's 'batch' or 'group' field is cleared (a batch's id stays in 'ofBatch'), so an end is
 -- counted once even if the job runs again later (a dead sub-job retried by an operator is a plain
--- job); pass deleting when the caller deletes the job hash next. Call it while the hash exists.
+-- job); pass deleting when the caller deletes the job next. Call it while the record exists.
 local function gate_end(id, batch, group, outcome, now, deleting)
   local kind, gk, name
   if batch and batch ~= '' then
-    kind, gk, name = 'batch', BATCH .. batch, batch
+    kind, gk, name = 'batch', gate_id('b', batch), batch
     if not deleting then
-      redis.call('HSET', JOB .. id, 'batch', '', 'ofBatch', batch)
+      jset(id, 'batch', '', 'ofBatch', batch)
     end
   elseif group and group ~= '' then
-    kind, gk, name = 'group', GROUP .. group, group
+    kind, gk, name = 'group', gate_id('g', group), group
     if not deleting then
-      redis.call('HSET', JOB .. id, 'group', '')
+      jset(id, 'group', '')
     end
   else
     return
   end
-  local g = redis.call('HMGET', gk, unpack(GATE))
+  local g = rget(K_GATES, gk, GATE)
   if not g[1] then
     return
   end
@@ -277,12 +416,12 @@ local function gate_end(id, batch, group, outcome, now, deleting)
   if kind == 'batch' then
     local at = (outcome == 'completed' and 6) or (outcome == 'dead' and 7) or 8
     g[at] = (tonumber(g[at]) or 0) + 1
-    redis.call('HSET', gk, 'admits', g[2], 'ends', g[3], outcome, g[at])
+    rset(K_GATES, gk, 'admits', g[2], 'ends', g[3], outcome, g[at])
     finish_batch(batch, g, now)
-  elseif g[2] <= g[3] and redis.call('LLEN', gk .. ':wait') == 0 then
-    redis.call('DEL', gk)
+  elseif g[2] <= g[3] and wait_count(gk) == 0 then
+    rdel(K_GATES, gk)
   else
-    redis.call('HSET', gk, 'admits', g[2], 'ends', g[3])
+    rset(K_GATES, gk, 'admits', g[2], 'ends', g[3])
   end
 end
 
@@ -292,7 +431,7 @@ local function cancel_job(id, batch, now)
   redis.call('ZREM', K_DELAYED, dmember(id))
   redis.call('ZREM', K_EXPIRY, id)
   gate_end(id, batch, nil, 'cancelled', now, true)
-  redis.call('DEL', JOB .. id)
+  jdel(id)
   redis.call('HINCRBY', K_STATS, 'cancelled', 1)
 end
 
@@ -304,7 +443,7 @@ local function batch_cancelling(batch, states)
   end
   local state = states and states[batch]
   if not state then
-    state = redis.call('HGET', BATCH .. batch, 'state') or ''
+    state = rget(K_GATES, gate_id('b', batch), {'state'})[1] or ''
     if states then
       states[batch] = state
     end
@@ -313,11 +452,10 @@ local function batch_cancelling(batch, states)
 end
 
 local function to_dead(id, reason, now)
-  local jk = JOB .. id
-  redis.call('HSET', jk, 'state', 'dead', 'error', reason, 'finishedAt', now, 'worker', '')
+  jset(id, 'state', 'dead', 'error', reason, 'finishedAt', now, 'worker', '')
   redis.call('ZADD', K_DEAD, now, id)
-  local u = redis.call('HMGET', jk, 'uniqueKey', 'uniqueTtl', 'batch', 'group')
-  release_unique(id, u[1], u[2], false)
+  local u = jget(id, {'uniqueKey', 'uniqueTtl', 'batch', 'group'})
+  release_unique(id, u[1], u[2], false, now)
   redis.call('HINCRBY', K_STATS, 'dead', 1)
   gate_end(id, u[3], u[4], 'dead', now, false)
 end
@@ -333,10 +471,9 @@ local function take_back(ids, now, reason)
   local back = 0
   for _, id in ipairs(ids) do
     redis.call('ZREM', K_INFLIGHT, id)
-    local jk = JOB .. id
     local names = {'state', 'maxAttempts', 'score', 'lost', 'ahead', 'lostAhead'}
-    local f = redis.call('HMGET', jk, unpack(names))
-    if not gone(jk, f) then
+    local f = jget(id, names)
+    if not gone(id, f) then
       local bad = (not f[1] and 'corrupt job: field state is missing') or corrupt(f, names, {2, 3})
       local field, count, limit = 'lost', (tonumber(f[4]) or 0) + 1, tonumber(f[2])
       if f[5] == '1' then
@@ -345,12 +482,12 @@ local function take_back(ids, now, reason)
       if bad then
         to_dead(id, bad, now)
       elseif count >= limit then
-        redis.call('HSET', jk, field, count)
+        jset(id, field, count)
         local how = (field == 'lost') and ' times without an outcome (max attempts '
           or ' times while reserved ahead without an outcome (limit '
         to_dead(id, reason .. ': held ' .. count .. how .. limit .. ')', now)
       else
-        redis.call('HSET', jk, 'state', 'ready', 'readyAt', now, 'worker', '', 'error', reason, field, count)
+        jset(id, 'state', 'ready', 'readyAt', now, 'worker', '', 'error', reason, field, count)
         redis.call('ZADD', K_READY, f[3], id)
         back = back + 1
       end
@@ -382,7 +519,7 @@ local function walk_inflight(cursor, matches)
   local ids = redis.call('ZRANGE', K_INFLIGHT, cursor, cursor + SLICE - 1)
   local found = {}
   for _, id in ipairs(ids) do
-    local holder = redis.call('HGET', JOB .. id, 'worker')
+    local holder = jget(id, {'worker'})[1]
     if holder and matches(holder) then
       found[#found + 1] = id
     end
@@ -416,10 +553,9 @@ local function promote(now, limit)
   for _, member in ipairs(members) do
     redis.call('ZREM', K_DELAYED, member)
     local id = dmember_id(member)
-    local jk = JOB .. id
     local names = {'state', 'priority', 'expireAt', 'attempts', 'lost'}
-    local f = redis.call('HMGET', jk, unpack(names))
-    if not gone(jk, f) then
+    local f = jget(id, names)
+    if not gone(id, f) then
       local bad = (not f[1] and 'corrupt job: field state is missing') or corrupt(f, names, {2})
       if bad then
         to_dead(id, bad, now)
@@ -428,7 +564,7 @@ local function promote(now, limit)
         expired = expired + 1
       else
         local score = ready_score(tonumber(f[2]), redis.call('INCR', K_SEQ))
-        redis.call('HSET', jk, 'state', 'ready', 'score', score)
+        jset(id, 'state', 'ready', 'score', score)
         redis.call('ZADD', K_READY, score, id)
         promoted = promoted + 1
       end
@@ -493,8 +629,7 @@ end
 -- done and nobody else holds it. Returns 1 done, 2 already completed under that token, 0 stale
 -- token (someone reserved it since), -1 no such job.
 local function complete_job(id, token, retention, now)
-  local jk = JOB .. id
-  local f = redis.call('HMGET', jk, 'state', 'token', 'uniqueKey', 'uniqueTtl', 'attempts', 'batch', 'group')
+  local f = jget(id, {'state', 'token', 'uniqueKey', 'uniqueTtl', 'attempts', 'batch', 'group'})
   if not f[1] then
     return -1
   end
@@ -513,14 +648,13 @@ local function complete_job(id, token, retention, now)
     redis.call('ZREM', K_DELAYED, dmember(id))
     redis.call('ZREM', K_EXPIRY, id)
   end
-  release_unique(id, f[3], f[4], true)
+  release_unique(id, f[3], f[4], true, now)
   gate_end(id, f[6], f[7], 'completed', now, retention <= 0)
   if retention > 0 then
-    redis.call('HSET', jk, 'state', 'completed', 'finishedAt', now, 'worker', '',
-      'attempts', (tonumber(f[5]) or 0) + 1)
+    jset(id, 'state', 'completed', 'finishedAt', now, 'worker', '', 'attempts', (tonumber(f[5]) or 0) + 1)
     redis.call('ZADD', K_DONE, now, id)
   else
-    redis.call('DEL', jk)
+    jdel(id)
   end
   return 1
 end

@@ -19,42 +19,40 @@ end
 local count, refused = 0, 0
 for _, id in ipairs(ids) do
   if redis.call('ZSCORE', K_DEAD, id) then
-    local jk = JOB .. id
     local names = {'state', 'priority', 'uniqueKey', 'expireAt'}
-    local f = redis.call('HMGET', jk, unpack(names))
+    local f = jget(id, names)
     local holder = false
     if op == 'retry' and f[3] and f[3] ~= '' then
-      holder = redis.call('GET', UNIQUE .. f[3])
+      holder = unique_holder(f[3], now)
       if holder == id then
         holder = false
       end
     end
-    if op == 'purge' or gone(jk, f) then
+    if op == 'purge' or gone(id, f) then
       redis.call('ZREM', K_DEAD, id)
-      redis.call('DEL', jk)
+      jdel(id)
       count = count + 1
     elseif holder then
-      redis.call('HSET', jk, 'error', "retry refused: uniqueness key '" .. f[3] .. "' is held by job " .. holder)
+      jset(id, 'error', "retry refused: uniqueness key '" .. f[3] .. "' is held by job " .. holder)
       redis.call('ZADD', K_DEAD, now + 1, id)
       refused = refused + 1
     elseif corrupt(f, names, {2}) then
-      redis.call('HSET', jk, 'error', 'retry refused: ' .. corrupt(f, names, {2}))
+      jset(id, 'error', 'retry refused: ' .. corrupt(f, names, {2}))
       redis.call('ZADD', K_DEAD, now + 1, id)
       refused = refused + 1
     else
       redis.call('ZREM', K_DEAD, id)
       local score = ready_score(tonumber(f[2]), redis.call('INCR', K_SEQ))
-      redis.call('HSET', jk, 'state', 'ready', 'readyAt', now, 'attempts', 0, 'lost', 0, 'score', score,
-        'finishedAt', 0)
+      jset(id, 'state', 'ready', 'readyAt', now, 'attempts', 0, 'lost', 0, 'score', score, 'finishedAt', 0)
       local expire_at = tonumber(f[4]) or 0
       if expire_at > 0 and expire_at <= now then
-        redis.call('HSET', jk, 'expireAt', 0)
+        jset(id, 'expireAt', 0)
         redis.call('ZREM', K_EXPIRY, id)
       elseif expire_at > 0 then
         redis.call('ZADD', K_EXPIRY, expire_at, id)
       end
       if f[3] and f[3] ~= '' then
-        redis.call('SET', UNIQUE .. f[3], id)
+        unique_take(f[3], id)
       end
       redis.call('ZADD', K_READY, score, id)
       count = count + 1

@@ -1,7 +1,9 @@
 -- Enqueues one or more jobs. ARGV[3] = job count, then 13 values per job:
 -- payload, headers, priority, delay ms, run-at ms (0 = none), uniqueness key ('' = none),
 -- uniqueness window ms after completion, expire-after ms (0 = none), max attempts,
--- idempotency key ('' = none), idempotency window ms, group key ('' = none), group concurrency.
+-- idempotency key (its position in KEYS, from 23 on; '' = none), idempotency window ms, group key
+-- ('' = none), group concurrency. An idempotency key is a string key of its own holding the id,
+-- expiring with its window.
 -- A job of a group whose concurrency is taken waits at the group (state 'waiting', see admit);
 -- a grouped job is never delayed (the caller refuses it).
 -- Returns id, created flag (1 new, 0 refused as duplicate: id is the existing job's) per job.
@@ -16,13 +18,14 @@ local out = {}
 local woken, created = 0, 0
 for i = 0, n - 1 do
   local o = 4 + i * 13
-  local ukey, ikey = ARGV[o + 5], ARGV[o + 9]
+  local ukey = ARGV[o + 5]
+  local ikey = (ARGV[o + 9] ~= '') and KEYS[tonumber(ARGV[o + 9])]
   local existing = false
-  if ikey ~= '' then
-    existing = redis.call('GET', IDEM .. ikey)
+  if ikey then
+    existing = redis.call('GET', ikey)
   end
   if not existing and ukey ~= '' then
-    existing = redis.call('GET', UNIQUE .. ukey)
+    existing = unique_holder(ukey, now)
   end
   if existing then
     out[#out + 1] = existing
@@ -45,44 +48,42 @@ for i = 0, n - 1 do
       expire_at = now + expire_after
     end
     local score = ready_score(priority, seq)
-    local jk = JOB .. id
     local state = 'ready'
     if due > now then
       state = 'delayed'
     end
     local group = ARGV[o + 11]
-    local gk = GROUP .. group
+    local gk = gate_id('g', group)
+    local g
     if group ~= '' then
-      local g = redis.call('HMGET', gk, 'cap', 'admits', 'ends')
+      g = rget(K_GATES, gk, {'cap', 'admits', 'ends'})
       if not g[1] then
         g = {math.max(1, math.min(MAX_GATE_CAP, tonumber(ARGV[o + 12]) or 1)), 0, 0}
-        redis.call('HSET', gk, 'cap', g[1], 'admits', 0, 'ends', 0)
       end
-      if (tonumber(g[2]) or 0) - (tonumber(g[3]) or 0) >= (tonumber(g[1]) or 1)
-          or redis.call('LLEN', gk .. ':wait') > 0 then
+      if (tonumber(g[2]) or 0) - (tonumber(g[3]) or 0) >= (tonumber(g[1]) or 1) or wait_count(gk) > 0 then
         state = 'waiting'
       end
     end
-    redis.call('HSET', jk, 'payload', ARGV[o], 'headers', ARGV[o + 1], 'priority', priority,
+    jset(id, 'headers', ARGV[o + 1], 'priority', priority,
       'score', score, 'attempts', 0, 'maxAttempts', ARGV[o + 8], 'token', 0, 'enqueuedAt', now,
-      'dueAt', due, 'expireAt', expire_at, 'uniqueKey', ukey, 'uniqueTtl', ARGV[o + 6], 'state', state)
+      'dueAt', due, 'expireAt', expire_at, 'uniqueKey', ukey, 'uniqueTtl', ARGV[o + 6], 'state', state,
+      'group', group)
+    redis.call('HSET', K_PAYLOADS, id, ARGV[o])
     if ukey ~= '' then
-      redis.call('SET', UNIQUE .. ukey, id)
+      unique_take(ukey, id)
     end
-    if ikey ~= '' then
-      redis.call('SET', IDEM .. ikey, id, 'PX', ARGV[o + 10])
-    end
-    if group ~= '' then
-      redis.call('HSET', jk, 'group', group)
+    if ikey then
+      redis.call('SET', ikey, id, 'PX', ARGV[o + 10])
     end
     if state == 'waiting' then
-      redis.call('RPUSH', gk .. ':wait', id)
+      rset(K_GATES, gk, 'cap', g[1], 'admits', g[2], 'ends', g[3])
+      wait_push(gk, id)
       redis.call('HINCRBY', K_STATS, 'groupWaiting', 1)
     elseif state == 'delayed' then
       delay_job(id, due)
     else
       if group ~= '' then
-        redis.call('HINCRBY', gk, 'admits', 1)
+        rset(K_GATES, gk, 'cap', g[1], 'admits', (tonumber(g[2]) or 0) + 1, 'ends', g[3])
         redis.call('HINCRBY', K_STATS, 'groupActive', 1)
       end
       redis.call('ZADD', K_READY, score, id)

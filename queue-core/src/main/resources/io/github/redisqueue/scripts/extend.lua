@@ -5,14 +5,13 @@ local deadline = now + tonumber(ARGV[3])
 local out = {}
 for i = 4, #ARGV, 2 do
   local id, token = ARGV[i], ARGV[i + 1]
-  local jk = JOB .. id
-  local f = redis.call('HMGET', jk, 'state', 'token')
+  local f = jget(id, {'state', 'token'})
   local refused = not_held(f, token)
   if refused then
     out[#out + 1] = refused
   else
     redis.call('ZADD', K_INFLIGHT, deadline, id)
-    redis.call('HSET', jk, 'leaseUntil', deadline)
+    jset(id, 'leaseUntil', deadline)
     out[#out + 1] = deadline
   end
 end

@@ -5,7 +5,6 @@
 -- their completion job, see batch.lua 'pending'), 0 stale token, -1 no such job.
 local now = now_ms()
 local id, token, err, mode, delay = ARGV[3], ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7])
-local jk = JOB .. id
 local function dead_letter(reason)
   to_dead(id, reason, now)
   if redis.call('ZCARD', K_BATCHES_DONE) > 0 then
@@ -14,7 +13,7 @@ local function dead_letter(reason)
   return 2
 end
 local names = {'state', 'token', 'attempts', 'maxAttempts', 'score', 'batch'}
-local f = redis.call('HMGET', jk, unpack(names))
+local f = jget(id, names)
 local refused = not_held(f, token)
 if refused then
   return refused
@@ -25,7 +24,7 @@ if bad then
   return dead_letter(bad .. '; last error: ' .. err)
 end
 local attempts = tonumber(f[3]) + 1
-redis.call('HSET', jk, 'attempts', attempts)
+jset(id, 'attempts', attempts)
 if mode ~= 'retry' or attempts >= tonumber(f[4]) then
   return dead_letter(err)
 end
@@ -36,10 +35,10 @@ if batch_cancelling(f[6]) then
   return 1
 end
 if delay > 0 then
-  redis.call('HSET', jk, 'state', 'delayed', 'dueAt', now + delay, 'error', err, 'worker', '')
+  jset(id, 'state', 'delayed', 'dueAt', now + delay, 'error', err, 'worker', '')
   delay_job(id, now + delay)
 else
-  redis.call('HSET', jk, 'state', 'ready', 'readyAt', now, 'error', err, 'worker', '')
+  jset(id, 'state', 'ready', 'readyAt', now, 'error', err, 'worker', '')
   redis.call('ZADD', K_READY, f[5], id)
   wake(1)
 end

@@ -4,10 +4,31 @@
 -- batchWaiting and batchActive summed over the open batches, when there are), age in
 -- ms of the job at the head of the queue (the next to run; -1 when none is ready), completions
 -- of about the last minute and the ms they cover, then per dead job: id, payload, headers, attempts, error, time of death.
+-- ARGV[3] = 'job' returns instead the fields of job ARGV[4] as a flat list of names and values
+-- (its payload under 'payload'), empty when there is no such job.
+if ARGV[3] == 'job' then
+  local id = ARGV[4]
+  local out = {}
+  local r = record(K_JOBS, id)
+  if r then
+    for name, value in pairs(r) do
+      if type(value) == 'string' or type(value) == 'number' then
+        out[#out + 1] = name
+        out[#out + 1] = text(value)
+      end
+    end
+    local payload = redis.call('HGET', K_PAYLOADS, id)
+    if payload then
+      out[#out + 1] = 'payload'
+      out[#out + 1] = payload
+    end
+  end
+  return out
+end
 local head_age = -1
 local head = redis.call('ZRANGE', K_READY, 0, 0)
 if head[1] then
-  local f = redis.call('HMGET', JOB .. head[1], 'enqueuedAt', 'dueAt', 'readyAt')
+  local f = jget(head[1], {'enqueuedAt', 'dueAt', 'readyAt'})
   local since = ready_since(f[1], f[2], f[3])
   if since > 0 then
     head_age = math.max(0, now_ms() - since)
@@ -21,9 +42,9 @@ local open = redis.call('ZRANGE', K_BATCHES, 0, 99)
 if #open > 0 then
   local waiting, admitted = 0, 0
   for _, bid in ipairs(open) do
-    local b = redis.call('HMGET', BATCH .. bid, 'admits', 'ends')
+    local b = rget(K_GATES, gate_id('b', bid), {'admits', 'ends'})
     admitted = admitted + math.max(0, (tonumber(b[1]) or 0) - (tonumber(b[2]) or 0))
-    waiting = waiting + redis.call('LLEN', BATCH .. bid .. ':wait')
+    waiting = waiting + wait_count(gate_id('b', bid))
   end
   for _, v in ipairs({'batchWaiting', waiting, 'batchActive', admitted}) do
     counters[#counters + 1] = v
@@ -36,9 +57,9 @@ if ARGV[3] == 'dead' then
   local offset, count = tonumber(ARGV[4]), tonumber(ARGV[5])
   local ids = redis.call('ZREVRANGE', K_DEAD, offset, offset + count - 1, 'WITHSCORES')
   for i = 1, #ids, 2 do
-    local f = redis.call('HMGET', JOB .. ids[i], 'payload', 'headers', 'attempts', 'error')
+    local f = jget(ids[i], {'payload', 'headers', 'attempts', 'error'})
     out[#out + 1] = ids[i]
-    out[#out + 1] = f[1] or ''
+    out[#out + 1] = redis.call('HGET', K_PAYLOADS, ids[i]) or ''
     out[#out + 1] = f[2] or ''
     out[#out + 1] = tonumber(f[3]) or 0
     out[#out + 1] = f[4] or ''

@@ -1,7 +1,8 @@
 -- One pass of the reaper over one queue, bounded by ARGV[3] jobs per step: the jobs of workers
 -- whose heartbeat ran out are taken back (see below), expired leases go back to ready (or dead),
 -- due delayed jobs are promoted, jobs past their expiry are dead-lettered, completed jobs older
--- than ARGV[4] ms (all of them when 0) and dead jobs older than ARGV[5] ms (0 = keep) are deleted.
+-- than ARGV[4] ms (all of them when 0) and dead jobs older than ARGV[5] ms (0 = keep) are deleted,
+-- and so are lapsed uniqueness keys and the records of finished batches past their retention.
 -- Silent workers: the queue's own record of its consumers (K_LIVE, score = heartbeat deadline)
 -- tells, inside this script, which workers are silent now; a worker whose heartbeat resumed is
 -- live again and keeps its jobs. Lease identities are the worker id or the worker id, '#' and a
@@ -45,7 +46,7 @@ end
 local reclaimed = reclaim(now, limit)
 local promoted, expired = promote(now, limit)
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', K_EXPIRY, '-inf', now, 'LIMIT', 0, limit)) do
-  local f = redis.call('HMGET', JOB .. id, 'state', 'attempts', 'lost', 'expireAt')
+  local f = jget(id, {'state', 'attempts', 'lost', 'expireAt'})
   if f[1] and (f[1] == 'ready' or f[1] == 'delayed') and is_expired(f[4], f[2], f[3], now) then
     redis.call('ZREM', K_READY, id)
     redis.call('ZREM', K_DELAYED, dmember(id))
@@ -58,7 +59,7 @@ end
 local function purge(key, before)
   local ids = redis.call('ZRANGEBYSCORE', key, '-inf', before, 'LIMIT', 0, limit)
   for _, id in ipairs(ids) do
-    redis.call('DEL', JOB .. id)
+    jdel(id)
     redis.call('ZREM', key, id)
   end
   return #ids
@@ -66,6 +67,30 @@ end
 local purged_dead = 0
 if dead_ttl > 0 then
   purged_dead = purge(K_DEAD, now - dead_ttl)
+end
+-- uniqueness keys whose window lapsed, then records of finished batches past their retention with
+-- their lists of sub-jobs, in steps of at most limit (and 1000) entries
+local step = math.min(limit, 1000)
+local lapsed = redis.call('ZRANGEBYSCORE', K_UNIQUE_UNTIL, '-inf', now, 'LIMIT', 0, step)
+if #lapsed > 0 then
+  redis.call('HDEL', K_UNIQUE, unpack(lapsed))
+  redis.call('ZREM', K_UNIQUE_UNTIL, unpack(lapsed))
+end
+local budget = step
+for _, bid in ipairs(redis.call('ZRANGEBYSCORE', K_BATCHES_UNTIL, '-inf', now, 'LIMIT', 0, step)) do
+  local gid = gate_id('b', bid)
+  local lo, hi = gate_range(gid)
+  local members = redis.call('ZRANGEBYLEX', K_BATCH_JOBS, lo, hi, 'LIMIT', 0, budget)
+  if #members > 0 then
+    redis.call('ZREM', K_BATCH_JOBS, unpack(members))
+  end
+  budget = budget - #members
+  if budget <= 0 then
+    break
+  end
+  rdel(K_GATES, gid)
+  redis.call('ZREM', K_BATCHES_UNTIL, bid)
+  budget = budget - 1
 end
 return {reclaimed, promoted, expired, purge(K_DONE, now - done_ttl), purged_dead, abandoned,
   redis.call('ZCARD', K_BATCHES_DONE)}

@@ -21,8 +21,7 @@ local out = {}
 local back, lost = 0, {}
 for i = 4, #ARGV, 2 do
   local id, token = ARGV[i], ARGV[i + 1]
-  local jk = JOB .. id
-  local f = redis.call('HMGET', jk, 'state', 'token', 'score')
+  local f = jget(id, {'state', 'token', 'score'})
   local refused = not_held(f, token)
   if refused then
     out[#out + 1] = refused
@@ -34,7 +33,7 @@ for i = 4, #ARGV, 2 do
       to_dead(id, "corrupt job: field score is '" .. string.sub(f[3] or '', 1, 40) .. "'", now)
     else
       redis.call('ZREM', K_INFLIGHT, id)
-      redis.call('HSET', jk, 'state', 'ready', 'readyAt', now, 'worker', '')
+      jset(id, 'state', 'ready', 'readyAt', now, 'worker', '')
       redis.call('ZADD', K_READY, f[3], id)
       back = back + 1
     end

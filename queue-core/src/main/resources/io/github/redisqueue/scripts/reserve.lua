@@ -56,9 +56,9 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
     end
     for j = 1, #popped, 2 do
       local id = popped[j]
-      local jk = JOB .. id
-      local f = redis.call('HMGET', jk, unpack(names))
-      if gone(jk, f) then
+      local f = jget(id, names)
+      f[2] = redis.call('HGET', K_PAYLOADS, id)
+      if gone(id, f) then
         budget = budget - 1
       else
         local bad = corrupt(f, names, {4, 5, 6, 7, 8, 9})
@@ -83,14 +83,13 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
           local token = tonumber(f[6]) + 1
           if override > 0 and override ~= max_attempts then
             max_attempts = override
-            redis.call('HSET', jk, 'maxAttempts', max_attempts)
           end
           local ahead = 0
           if got >= start_now then
             ahead = 1
           end
-          redis.call('HSET', jk, 'token', token, 'worker', worker, 'leaseUntil', deadline, 'state', 'active',
-            'ahead', ahead)
+          jset(id, 'token', token, 'worker', worker, 'leaseUntil', deadline, 'state', 'active', 'ahead', ahead,
+            'maxAttempts', max_attempts)
           redis.call('ZADD', K_INFLIGHT, deadline, id)
           if tonumber(f[10]) and tonumber(f[10]) > 0 then
             redis.call('ZREM', K_EXPIRY, id)

@@ -249,7 +249,8 @@ class BatchIntegrationTests extends AbstractRedisIntegrationTests {
 		List<Job<BatchCompletion>> done = queues.reserve("cancel-done", 10, LEASE, BatchCompletion.class);
 		assertThat(done).extracting(Job::payload)
 			.containsExactly(new BatchCompletion("cancel", batch.id(), true, 100, 1, 0, 99));
-		assertThat(this.redis.keys("{rq:cancel}:job:*")).isEmpty();
+		assertThat(new JobRecords(this.redis, queues, "cancel").count()).isZero();
+		assertThat(new JobRecords(this.redis, queues, "cancel").payloads()).isZero();
 	}
 
 	@Test
@@ -312,7 +313,7 @@ class BatchIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThatExceptionOfType(IllegalArgumentException.class)
 			.isThrownBy(() -> queues.batch("refuse").maxConcurrency(0));
 		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> queues.batch("refuse").id("a b"));
-		assertThat(this.redis.keys("{rq:refuse}:job:*")).hasSize(1);
+		assertThat(new JobRecords(this.redis, queues, "refuse").count()).isEqualTo(1);
 	}
 
 	@Test
@@ -340,10 +341,14 @@ class BatchIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(done.completed()).isEqualTo(100_000);
 		assertThat(done.state()).isEqualTo(BatchState.COMPLETED);
 		assertThat(new QueueAdmin(queues).counts("big-done").ready()).isEqualTo(1);
-		assertThat(this.redis.keys("{rq:big}:batch:*")).isNotEmpty();
-		await().atMost(Duration.ofSeconds(15))
-			.untilAsserted(() -> assertThat(this.redis.keys("{rq:big}:batch:*")).isEmpty());
-		assertThat(this.redis.keys("{rq:big}:job:*")).isEmpty();
+		assertThat(this.redis.opsForZSet().size("{rq:big}:batches:jobs")).isEqualTo(100_000);
+		assertThat(this.redis.opsForHash().size("{rq:big}:gates")).isEqualTo(1);
+		await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+			new QueueAdmin(queues).reapOnce();
+			assertThat(this.redis.hasKey("{rq:big}:batches:jobs")).isFalse();
+			assertThat(this.redis.hasKey("{rq:big}:gates")).isFalse();
+		});
+		assertThat(new JobRecords(this.redis, queues, "big").count()).isZero();
 		assertThat(this.redis.hasKey("{rq:big}:batches:done")).isFalse();
 	}
 
@@ -351,10 +356,13 @@ class BatchIntegrationTests extends AbstractRedisIntegrationTests {
 	void aWaitingSubJobWhoseHashWasDamagedOrDeletedEndsDeadSoTheBatchStillFinishes() {
 		QueueTemplate queues = template();
 		Batch batch = queues.batch("damaged").maxConcurrency(1).addAll(pieces(4)).submit();
-		List<String> waiting = this.redis.opsForList().range("{rq:damaged}:batch:" + batch.id() + ":wait", 0, -1);
+		JobRecords records = new JobRecords(this.redis, queues, "damaged");
+		List<String> waiting = batch.results(String.class, 0, 4).stream().map(JobResult::jobId)
+			.filter((id) -> "waiting".equals(records.fields(id).get("state")))
+			.toList();
 		assertThat(waiting).hasSize(3);
-		this.redis.opsForHash().put("{rq:damaged}:job:" + waiting.get(0), "priority", "high");
-		this.redis.delete("{rq:damaged}:job:" + waiting.get(1));
+		records.put(waiting.get(0), "priority", "high");
+		records.delete(waiting.get(1));
 
 		queues.complete("damaged", queues.reserve("damaged", 10, LEASE).get(0).ref());
 		queues.complete("damaged", queues.reserve("damaged", 10, LEASE).get(0).ref());

@@ -111,7 +111,9 @@ class BookkeepingIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(new QueueAdmin(new QueueTemplate(this.connectionFactory)).reapOnce().purgedCompleted()).isEqualTo(3);
 
 		assertThat(keepingAdmin.counts("f11").completed()).isZero();
-		assertThat(this.redis.keys(keeping.keys("f11").jobKey("*"))).isEmpty();
+		JobRecords records = new JobRecords(this.redis, keeping, "f11");
+		assertThat(records.count()).isZero();
+		assertThat(records.payloads()).isZero();
 	}
 
 }

@@ -170,12 +170,17 @@ class CorruptJobHashIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	private void damage(QueueTemplate queues, String id, String field, @Nullable String value) {
-		String key = queues.keys(QUEUE).jobKey(id);
-		if (value == null) {
-			this.redis.opsForHash().delete(key, field);
+		JobRecords records = new JobRecords(this.redis, queues, QUEUE);
+		if (field.equals("payload")) {
+			if (value == null) {
+				this.redis.opsForHash().delete(queues.keys(QUEUE).key("payloads"), id);
+			}
+			else {
+				records.payload(id, value);
+			}
 		}
 		else {
-			this.redis.opsForHash().put(key, field, value);
+			records.put(id, field, value);
 		}
 	}
 

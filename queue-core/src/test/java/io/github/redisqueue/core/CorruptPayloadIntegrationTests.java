@@ -24,7 +24,7 @@ class CorruptPayloadIntegrationTests extends AbstractRedisIntegrationTests {
 		List<EnqueueResult> jobs = queues.enqueueAll("mail",
 				List.of(new Email("a@x", "1"), new Email("b@x", "2"), new Email("c@x", "3")), JobOptions.defaults());
 		String bad = jobs.get(1).id();
-		this.redis.opsForHash().put(queues.keys("mail").jobKey(bad), "payload", "{not json");
+		new JobRecords(this.redis, queues, "mail").payload(bad, "{not json");
 
 		List<Job<Email>> handedOut = queues.reserve("mail", 10, Duration.ofMinutes(1), Email.class);
 

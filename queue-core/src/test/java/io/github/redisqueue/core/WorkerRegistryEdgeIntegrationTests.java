@@ -47,16 +47,16 @@ class WorkerRegistryEdgeIntegrationTests extends AbstractRedisIntegrationTests {
 		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("workers", "payload-1").id();
 		assertThat(id).isEqualTo("1");
-		String jobKey = queues.keys("workers").jobKey(id);
-		Map<Object, Object> fields = this.redis.opsForHash().entries(jobKey);
+		JobRecords records = new JobRecords(this.redis, queues, "workers");
+		Map<String, String> fields = records.fields(id);
+		assertThat(fields).containsEntry("state", "ready");
 
 		admin.heartbeat(worker("job:1", "workers"), Duration.ofSeconds(30));
-		assertThat(this.redis.opsForHash().entries(jobKey)).isEqualTo(fields);
-		assertThat(this.redis.getExpire(jobKey)).as("TTL of the job hash").isEqualTo(-1);
+		assertThat(records.fields(id)).isEqualTo(fields);
+		assertThat(this.redis.getExpire(queues.keys("workers").key("jobs"))).as("TTL of the job records").isEqualTo(-1);
 		admin.leave(worker("job:1", "workers"));
 
-		assertThat(this.redis.hasKey(jobKey)).isTrue();
-		assertThat(this.redis.opsForHash().entries(jobKey)).isEqualTo(fields);
+		assertThat(records.fields(id)).isEqualTo(fields);
 		assertThat(queues.reserve("workers", 1, LONG_LEASE)).singleElement().satisfies((job) -> {
 			assertThat(job.id()).isEqualTo(id);
 			assertThat(job.payloadAsString()).isEqualTo("\"payload-1\"");

@@ -181,7 +181,7 @@ class BatchListenerIntegrationTests extends AbstractRedisIntegrationTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> lightDone.get() == 5 && heavyRunning.get() == 2);
 		assertThat(heavyMax).hasValue(2);
 		release.countDown();
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.redis.keys("{rq:tenants}:group:*").isEmpty());
+		await().atMost(Duration.ofSeconds(10)).until(() -> !this.redis.hasKey("{rq:tenants}:gates"));
 		assertThat(heavyMax).hasValue(2);
 	}
 

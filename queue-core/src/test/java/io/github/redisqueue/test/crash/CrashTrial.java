@@ -69,7 +69,8 @@ public final class CrashTrial implements AutoCloseable {
 	private static final String HELD_SCRIPT = """
 			local out = {}
 			for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-			  if redis.call('HGET', ARGV[1] .. id, 'worker') == ARGV[2] then
+			  local raw = redis.call('HGET', KEYS[2], id)
+			  if raw and cmsgpack.unpack(raw).worker == ARGV[1] then
 			    out[#out + 1] = id
 			  end
 			end
@@ -582,7 +583,7 @@ public final class CrashTrial implements AutoCloseable {
 		String tag = "{" + this.queues.getSettings().keyPrefix() + ":" + this.settings.queue() + "}:";
 		@SuppressWarnings({ "rawtypes", "unchecked" })
 		List<String> ids = this.observer.execute(new DefaultRedisScript<List>(HELD_SCRIPT, List.class),
-				List.of(tag + "inflight"), tag + "job:", identity);
+				List.of(tag + "inflight", tag + "jobs"), identity);
 		return (ids != null) ? new HashSet<>(ids) : Set.of();
 	}
 
