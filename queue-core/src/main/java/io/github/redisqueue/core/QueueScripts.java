@@ -119,6 +119,11 @@ public final class QueueScripts {
 				this.dead, this.inspect, this.batch, this.heartbeat, this.workers, this.silent);
 	}
 
+	/** The prelude of a queue's scripts followed by {@code body}: a script of one queue's keys. */
+	static String withPrelude(String body) {
+		return prelude("common") + body;
+	}
+
 	private static RedisScript<List> load(String name) {
 		return new DefaultRedisScript<>(prelude("common") + read(name), List.class);
 	}

@@ -94,10 +94,14 @@ if op == 'add' then
     or redis.call('HEXISTS', K_JOBS, int(last)) == 1
   local out = {1, 0}
   local members = {}
+  local enqueued_at = num(now)
   for i = 1, n do
     local id = per_id and int(new_id()) or int(last - n + i)
-    jset(id, 'headers', b[4], 'priority', b[2], 'score', 0, 'attempts', 0, 'maxAttempts', b[3], 'token', 0,
-      'enqueuedAt', now, 'state', 'waiting', 'batch', bid)
+    local r = blank(K_JOBS)
+    r[J.state], r[J.headers], r[J.priority], r[J.score], r[J.batch] = 'waiting', b[4], b[2], '0', bid
+    r[J.attempts], r[J.maxAttempts], r[J.token], r[J.enqueuedAt] = '0', b[3], '0', enqueued_at
+    records[K_JOBS][id] = r
+    jsave(id, r)
     redis.call('HSET', K_PAYLOADS, id, ARGV[5 + i])
     members[2 * i - 1] = 0
     members[2 * i] = bk .. dmember(id)

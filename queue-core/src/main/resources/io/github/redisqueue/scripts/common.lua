@@ -14,7 +14,7 @@
 --  10 stats     hash of counters (fields starting with '~' are internal)
 --  11 woken     list that blocked consumers move wake-ups into; cleared by reserve
 --  12 live      sorted set of the workers consuming the queue, score = heartbeat deadline (ms)
---  13 jobs      hash, job id -> the job's record: a MessagePack map of field name to string
+--  13 jobs      hash, job id -> the job's record (see FIELDS)
 --  14 payloads  hash, job id -> the job's payload
 --  15 unique    hash, uniqueness key -> id of the job holding it
 --  16 unique:until  sorted set, uniqueness key -> when it lapses (ms; keys kept after completion)
@@ -61,69 +61,122 @@ local function int(n)
   return string.format('%d', n)
 end
 
--- Records (of jobs in K_JOBS, of gates in K_GATES): MessagePack maps of field name to string,
--- read like hashes with rget (an array of values, false where a field is missing, as HMGET
--- answers) and written field by field with rset. Each record is decoded once per call and kept
--- in this cache (false: no record); a record that cannot be decoded reads as one without fields.
-local records = {}
+-- Records (of jobs in K_JOBS, of gates in K_GATES): MessagePack arrays of strings, one position
+-- per field of the record's kind (false where a field is unset), read like hashes with rget (the
+-- values of the named fields, false where unset, as HMGET answers) and written field by field
+-- with rset. Each record is decoded once per call and kept in this cache (false: no record); a
+-- record that cannot be decoded reads as one without fields.
+local FIELDS = {
+  [K_JOBS] = {'state', 'headers', 'priority', 'score', 'attempts', 'maxAttempts', 'token', 'enqueuedAt', 'dueAt',
+    'readyAt', 'expireAt', 'finishedAt', 'uniqueKey', 'uniqueTtl', 'group', 'batch', 'ofBatch', 'worker',
+    'leaseUntil', 'ahead', 'lost', 'lostAhead', 'error'},
+  [K_GATES] = {'state', 'cap', 'admits', 'ends', 'priority', 'total', 'completed', 'dead', 'cancelled', 'createdAt',
+    'finishedAt', 'onComplete', 'context', 'retention', 'maxAttempts', 'headers', 'cancelAt'}
+}
+local POSITION = {}
+for h, names in pairs(FIELDS) do
+  POSITION[h] = {}
+  for i, name in ipairs(names) do
+    POSITION[h][name] = i
+  end
+end
+local records = {[K_JOBS] = {}, [K_GATES] = {}}
+-- positions of a job's fields, for the hot paths that read and write a record directly
+local J = POSITION[K_JOBS]
+
+local function blank(h)
+  if h == K_JOBS then
+    return {false, false, false, false, false, false, false, false, false, false, false, false, false, false,
+      false, false, false, false, false, false, false, false, false}
+  end
+  local r = {}
+  for i = 1, #FIELDS[h] do
+    r[i] = false
+  end
+  return r
+end
 
 local function record(h, id)
-  local cache = records[h]
-  if not cache then
-    cache = {}
-    records[h] = cache
-  end
-  local r = cache[id]
+  local r = records[h][id]
   if r == nil then
     local raw = redis.call('HGET', h, id)
     r = false
     if raw then
       local ok, t = pcall(cmsgpack.unpack, raw)
-      r = (ok and type(t) == 'table') and t or {}
+      if ok and type(t) == 'table' and #t == #FIELDS[h] then
+        r = t
+      else
+        -- damaged: what can be read of it, the rest unset
+        r = blank(h)
+        for i = 1, #r do
+          local v = ok and type(t) == 'table' and t[i]
+          if type(v) == 'string' then
+            r[i] = v
+          end
+        end
+      end
     end
-    cache[id] = r
+    records[h][id] = r
   end
   return r
 end
 
--- a value as Redis would store it: numbers in full (HSET writes them with 17 significant digits)
+-- a number as Redis would store it (HSET writes numbers with 17 significant digits); Lua's own
+-- conversion, quicker, is exact below 10^14
+local function num(n)
+  if n < 100000000000000 and n > -100000000000000 then
+    return n .. ''
+  end
+  return string.format('%.17g', n)
+end
+
 local function text(v)
   if type(v) == 'number' then
-    return string.format('%.17g', v)
+    return num(v)
   end
   return v
 end
 
 local function rget(h, id, names)
   local r = record(h, id)
+  local at = POSITION[h]
   local f = {}
   for i, name in ipairs(names) do
-    local v = r and r[name]
-    if type(v) == 'number' then
-      v = text(v)
-    elseif type(v) ~= 'string' then
-      v = false
-    end
-    f[i] = v
+    f[i] = r and r[at[name]] or false
   end
   return f
+end
+
+-- sets fields (name, value pairs) of a record, r being its cached copy
+local function write(h, id, r, ...)
+  local at = POSITION[h]
+  local n = select('#', ...)
+  local a = {...}
+  for i = 1, n, 2 do
+    local position = at[a[i]]
+    if not position then
+      error('unknown record field ' .. tostring(a[i]))
+    end
+    r[position] = text(a[i + 1])
+  end
+  redis.call('HSET', h, id, cmsgpack.pack(r))
 end
 
 local function rset(h, id, ...)
   local r = record(h, id)
   if not r then
-    r = {}
+    r = blank(h)
     records[h][id] = r
   end
-  local a = {...}
-  for i = 1, select('#', ...), 2 do
-    r[a[i]] = text(a[i + 1])
-  end
-  redis.call('HSET', h, id, cmsgpack.pack(r))
+  write(h, id, r, ...)
+end
+
+-- writes a job's record r, read with record and changed in place
+local function jsave(id, r)
+  redis.call('HSET', K_JOBS, id, cmsgpack.pack(r))
 end
 
 local function rdel(h, id)
-  record(h, id)
   records[h][id] = false
   redis.call('HDEL', h, id)
 end
@@ -629,14 +682,14 @@ end
 -- done and nobody else holds it. Returns 1 done, 2 already completed under that token, 0 stale
 -- token (someone reserved it since), -1 no such job.
 local function complete_job(id, token, retention, now)
-  local f = jget(id, {'state', 'token', 'uniqueKey', 'uniqueTtl', 'attempts', 'batch', 'group'})
-  if not f[1] then
+  local r = record(K_JOBS, id)
+  local state = r and r[J.state]
+  if not state then
     return -1
   end
-  if f[2] ~= token then
+  if r[J.token] ~= token then
     return 0
   end
-  local state = f[1]
   if state == 'completed' then
     return 2
   elseif state == 'active' then
@@ -648,10 +701,12 @@ local function complete_job(id, token, retention, now)
     redis.call('ZREM', K_DELAYED, dmember(id))
     redis.call('ZREM', K_EXPIRY, id)
   end
-  release_unique(id, f[3], f[4], true, now)
-  gate_end(id, f[6], f[7], 'completed', now, retention <= 0)
+  release_unique(id, r[J.uniqueKey], r[J.uniqueTtl], true, now)
+  gate_end(id, r[J.batch], r[J.group], 'completed', now, retention <= 0)
   if retention > 0 then
-    jset(id, 'state', 'completed', 'finishedAt', now, 'worker', '', 'attempts', (tonumber(f[5]) or 0) + 1)
+    r[J.state], r[J.finishedAt], r[J.worker] = 'completed', num(now), ''
+    r[J.attempts] = num((tonumber(r[J.attempts]) or 0) + 1)
+    jsave(id, r)
     redis.call('ZADD', K_DONE, now, id)
   else
     jdel(id)

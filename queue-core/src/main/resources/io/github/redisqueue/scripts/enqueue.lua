@@ -64,10 +64,15 @@ for i = 0, n - 1 do
         state = 'waiting'
       end
     end
-    jset(id, 'headers', ARGV[o + 1], 'priority', priority,
-      'score', score, 'attempts', 0, 'maxAttempts', ARGV[o + 8], 'token', 0, 'enqueuedAt', now,
-      'dueAt', due, 'expireAt', expire_at, 'uniqueKey', ukey, 'uniqueTtl', ARGV[o + 6], 'state', state,
-      'group', group)
+    local r = blank(K_JOBS)
+    r[J.state], r[J.headers], r[J.priority], r[J.score] = state, ARGV[o + 1], num(priority), score
+    r[J.attempts], r[J.maxAttempts], r[J.token], r[J.enqueuedAt] = '0', ARGV[o + 8], '0', num(now)
+    r[J.dueAt], r[J.expireAt], r[J.uniqueKey], r[J.uniqueTtl] = num(due), num(expire_at), ukey, ARGV[o + 6]
+    if group ~= '' then
+      r[J.group] = group
+    end
+    records[K_JOBS][id] = r
+    jsave(id, r)
     redis.call('HSET', K_PAYLOADS, id, ARGV[o])
     if ukey ~= '' then
       unique_take(ukey, id)

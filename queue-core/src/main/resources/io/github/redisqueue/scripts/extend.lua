@@ -5,13 +5,14 @@ local deadline = now + tonumber(ARGV[3])
 local out = {}
 for i = 4, #ARGV, 2 do
   local id, token = ARGV[i], ARGV[i + 1]
-  local f = jget(id, {'state', 'token'})
-  local refused = not_held(f, token)
+  local r = record(K_JOBS, id)
+  local refused = not_held(r and {r[J.state], r[J.token]} or {}, token)
   if refused then
     out[#out + 1] = refused
   else
     redis.call('ZADD', K_INFLIGHT, deadline, id)
-    jset(id, 'leaseUntil', deadline)
+    r[J.leaseUntil] = num(deadline)
+    jsave(id, r)
     out[#out + 1] = deadline
   end
 end

@@ -11,10 +11,10 @@ if ARGV[3] == 'job' then
   local out = {}
   local r = record(K_JOBS, id)
   if r then
-    for name, value in pairs(r) do
-      if type(value) == 'string' or type(value) == 'number' then
+    for i, name in ipairs(FIELDS[K_JOBS]) do
+      if r[i] then
         out[#out + 1] = name
-        out[#out + 1] = text(value)
+        out[#out + 1] = r[i]
       end
     end
     local payload = redis.call('HGET', K_PAYLOADS, id)

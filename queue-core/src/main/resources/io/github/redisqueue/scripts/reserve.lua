@@ -56,9 +56,11 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
     end
     for j = 1, #popped, 2 do
       local id = popped[j]
-      local f = jget(id, names)
-      f[2] = redis.call('HGET', K_PAYLOADS, id)
-      if gone(id, f) then
+      local r = record(K_JOBS, id)
+      local f = r and {r[J.state], redis.call('HGET', K_PAYLOADS, id), r[J.headers], r[J.attempts], r[J.maxAttempts],
+        r[J.token], r[J.enqueuedAt], r[J.priority], r[J.score], r[J.expireAt], r[J.dueAt], r[J.readyAt], r[J.lost],
+        r[J.batch]}
+      if not r then
         budget = budget - 1
       else
         local bad = corrupt(f, names, {4, 5, 6, 7, 8, 9})
@@ -88,8 +90,9 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
           if got >= start_now then
             ahead = 1
           end
-          jset(id, 'token', token, 'worker', worker, 'leaseUntil', deadline, 'state', 'active', 'ahead', ahead,
-            'maxAttempts', max_attempts)
+          r[J.token], r[J.worker], r[J.leaseUntil], r[J.state] = num(token), worker, num(deadline), 'active'
+          r[J.ahead], r[J.maxAttempts] = num(ahead), num(max_attempts)
+          jsave(id, r)
           redis.call('ZADD', K_INFLIGHT, deadline, id)
           if tonumber(f[10]) and tonumber(f[10]) > 0 then
             redis.call('ZREM', K_EXPIRY, id)

@@ -1,5 +1,6 @@
 package io.github.redisqueue.core;
 
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,30 +11,31 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
 
 /**
- * Reads and damages the records of a queue's jobs the way the scripts store them (one hash of
- * MessagePack maps, one hash of payloads), for tests that look under the hood.
+ * Reads and damages the records of a queue's jobs through the scripts' own record functions, for
+ * tests that look under the hood.
  */
 public final class JobRecords {
 
 	@SuppressWarnings("rawtypes")
-	private static final DefaultRedisScript<List> READ = new DefaultRedisScript<>("""
-			local raw = redis.call('HGET', KEYS[1], ARGV[1])
-			if not raw then return {} end
+	private static final DefaultRedisScript<List> READ = new DefaultRedisScript<>(QueueScripts.withPrelude("""
 			local out = {}
-			for name, value in pairs(cmsgpack.unpack(raw)) do
-			  out[#out + 1] = name
-			  out[#out + 1] = tostring(value)
+			local r = record(K_JOBS, ARGV[3])
+			if r then
+			  for i, name in ipairs(FIELDS[K_JOBS]) do
+			    if r[i] then
+			      out[#out + 1] = name
+			      out[#out + 1] = r[i]
+			    end
+			  end
 			end
 			return out
-			""", List.class);
+			"""), List.class);
 
-	private static final DefaultRedisScript<Long> WRITE = new DefaultRedisScript<>("""
-			local raw = redis.call('HGET', KEYS[1], ARGV[1])
-			local r = raw and cmsgpack.unpack(raw) or {}
-			if ARGV[3] == '1' then r[ARGV[2]] = ARGV[4] else r[ARGV[2]] = nil end
-			redis.call('HSET', KEYS[1], ARGV[1], cmsgpack.pack(r))
+	private static final DefaultRedisScript<Long> WRITE = new DefaultRedisScript<>(QueueScripts.withPrelude("""
+			rset(K_JOBS, ARGV[3], ARGV[4], false)
+			if ARGV[5] == '1' then rset(K_JOBS, ARGV[3], ARGV[4], ARGV[6]) end
 			return 1
-			""", Long.class);
+			"""), Long.class);
 
 	private final StringRedisTemplate redis;
 
@@ -47,7 +49,7 @@ public final class JobRecords {
 	/** The fields of a job's record (payload apart), empty when there is none. */
 	@SuppressWarnings("unchecked")
 	public Map<String, String> fields(String id) {
-		List<String> flat = this.redis.execute(READ, List.of(this.keys.key("jobs")), id);
+		List<String> flat = this.redis.execute(READ, keys(), "", "", id);
 		Map<String, String> fields = new LinkedHashMap<>();
 		for (int i = 0; i + 1 < flat.size(); i += 2) {
 			fields.put(flat.get(i), flat.get(i + 1));
@@ -57,8 +59,7 @@ public final class JobRecords {
 
 	/** Sets a field of a job's record, or removes it when {@code value} is {@code null}. */
 	public void put(String id, String field, @Nullable String value) {
-		this.redis.execute(WRITE, List.of(this.keys.key("jobs")), id, field, (value != null) ? "1" : "0",
-				(value != null) ? value : "");
+		this.redis.execute(WRITE, keys(), "", "", id, field, (value != null) ? "1" : "0", (value != null) ? value : "");
 	}
 
 	/** Replaces a job's payload. */
@@ -80,6 +81,10 @@ public final class JobRecords {
 	/** How many jobs have a record. */
 	public long count() {
 		return this.redis.opsForHash().size(this.keys.key("jobs"));
+	}
+
+	private List<String> keys() {
+		return this.keys.scriptKeys().stream().map((key) -> new String(key, StandardCharsets.UTF_8)).toList();
 	}
 
 	/** How many jobs have a payload. */

@@ -43,7 +43,6 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.DefaultRedisScript;
 
 /**
  * A fault-injection trial of the queue: worker JVMs ({@link CrashWorkerMain}) consume one queue
@@ -65,17 +64,6 @@ public final class CrashTrial implements AutoCloseable {
 	private static final int WORKER_START_TRIES = 3;
 
 	private static final int MAX_ENQUEUE_TRIES = 200;
-
-	private static final String HELD_SCRIPT = """
-			local out = {}
-			for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-			  local raw = redis.call('HGET', KEYS[2], id)
-			  if raw and cmsgpack.unpack(raw).worker == ARGV[1] then
-			    out[#out + 1] = id
-			  end
-			end
-			return out
-			""";
 
 	/**
 	 * How a trial runs.
@@ -581,10 +569,13 @@ public final class CrashTrial implements AutoCloseable {
 	private Set<String> held(String identity) {
 		// the queue's key layout: every key shares the hash tag {prefix:queue}
 		String tag = "{" + this.queues.getSettings().keyPrefix() + ":" + this.settings.queue() + "}:";
-		@SuppressWarnings({ "rawtypes", "unchecked" })
-		List<String> ids = this.observer.execute(new DefaultRedisScript<List>(HELD_SCRIPT, List.class),
-				List.of(tag + "inflight", tag + "jobs"), identity);
-		return (ids != null) ? new HashSet<>(ids) : Set.of();
+		Set<String> held = new HashSet<>();
+		for (String id : this.observer.opsForZSet().range(tag + "inflight", 0, -1)) {
+			this.admin.job(this.settings.queue(), id)
+				.filter((job) -> identity.equals(job.worker()))
+				.ifPresent((job) -> held.add(id));
+		}
+		return held;
 	}
 
 	private static String rootCause(Throwable ex) {
