@@ -8,6 +8,7 @@ import java.util.stream.IntStream;
 
 import io.github.redisqueue.test.RedisServerProcess;
 import io.github.redisqueue.test.TestRedis;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -19,6 +20,8 @@ import static org.awaitility.Awaitility.await;
  * Acknowledged enqueues survive a Redis crash (with an append-only file), and the same client
  * recovers once Redis is back, without a JVM restart.
  */
+// on one server only: it kills and restarts a server of its own
+@Tag("single-node")
 class RedisRestartIntegrationTests {
 
 	@Test

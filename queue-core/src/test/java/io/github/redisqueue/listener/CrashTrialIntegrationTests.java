@@ -9,6 +9,7 @@ import io.github.redisqueue.test.TestRedis;
 import io.github.redisqueue.test.crash.CrashTrial;
 import io.github.redisqueue.test.crash.TrialReport;
 import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -26,6 +27,8 @@ import static org.awaitility.Awaitility.await;
  * {@link TrialReport} accepts: essentially, a worker SIGKILLed while Redis had the job under its
  * lease. {@code samples/crash-trial} runs the long version.
  */
+// on one server only: it kills and restarts a server of its own
+@Tag("single-node")
 class CrashTrialIntegrationTests {
 
 	@Test

@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.test.RedisServerProcess;
 import io.github.redisqueue.test.TestRedis;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -17,6 +18,8 @@ import static org.awaitility.Awaitility.await;
  * No busy polling: an idle container sends at most one command per poll interval, and a job
  * enqueued to an idle queue starts within milliseconds.
  */
+// on one server only: it counts the commands of a server of its own
+@Tag("single-node")
 class IdleContainerIntegrationTests {
 
 	private static final Duration POLL = Duration.ofMillis(250);

@@ -8,6 +8,7 @@ import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.test.RedisServerProcess;
 import io.github.redisqueue.test.TestRedis;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -20,6 +21,8 @@ import static org.awaitility.Awaitility.await;
  * its own leases is the fetch loop's first step, retried like any Redis failure, and work
  * begins when Redis comes up.
  */
+// on one server only: it starts and stops a server of its own
+@Tag("single-node")
 class StartWithoutRedisIntegrationTests {
 
 	@Test

@@ -16,6 +16,7 @@ import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueCounts;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
+import io.github.redisqueue.test.TestRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -111,7 +112,8 @@ class WorkerProcessIntegrationTests extends AbstractRedisIntegrationTests {
 		String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
 		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
 		Path log = Files.createTempFile("worker-" + queue, ".log");
-		ProcessBuilder builder = new ProcessBuilder(java, "-cp", classpath, WorkerProcessMain.class.getName(),
+		ProcessBuilder builder = new ProcessBuilder(java, "-D" + TestRedis.CLUSTER_NODES + "="
+				+ String.join(",", endpoint().clusterNodes()), "-cp", classpath, WorkerProcessMain.class.getName(),
 				endpoint().host(), String.valueOf(endpoint().port()), queue, mode)
 			.redirectErrorStream(true)
 			.redirectOutput(log.toFile());

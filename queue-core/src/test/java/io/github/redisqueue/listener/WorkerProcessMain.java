@@ -24,7 +24,7 @@ public final class WorkerProcessMain {
 	}
 
 	public static void main(String[] args) throws Exception {
-		RedisEndpoint endpoint = new RedisEndpoint(args[0], Integer.parseInt(args[1]), "parent test");
+		RedisEndpoint endpoint = TestRedis.endpoint(args[0], Integer.parseInt(args[1]), "parent test");
 		String queue = args[2];
 		boolean hang = "hang".equals(args[3]);
 		LettuceConnectionFactory factory = TestRedis.connectionFactory(endpoint);

@@ -14,6 +14,7 @@ import java.util.TreeMap;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -38,10 +39,73 @@ public final class TestRedis {
 	/** The Redis shared by every test of this JVM, started on first use. */
 	public static synchronized RedisEndpoint shared() {
 		if (shared == null) {
-			shared = startShared();
+			shared = isCluster() ? startCluster() : startShared();
 			System.err.println("[redis-queue tests] using Redis at " + shared.uri() + " from " + shared.origin());
 		}
 		return shared;
+	}
+
+	/**
+	 * Whether the tests run against a Redis Cluster: system property {@code redis.test.topology}
+	 * = {@code cluster} (the default, {@code single}, is one server).
+	 */
+	public static boolean isCluster() {
+		String topology = System.getProperty("redis.test.topology", "");
+		if (!topology.isEmpty() && !topology.equals("single") && !topology.equals("cluster")) {
+			throw new IllegalStateException("redis.test.topology must be 'single' or 'cluster', not '" + topology + "'");
+		}
+		return topology.equals("cluster");
+	}
+
+	private static RedisEndpoint startCluster() {
+		RedisClusterProcesses cluster = RedisClusterProcesses.start();
+		Runtime.getRuntime().addShutdownHook(new Thread(cluster::close));
+		RedisServerProcess seed = cluster.masters().get(0);
+		return new RedisEndpoint(seed.host(), seed.port(), "local Redis Cluster (3 masters, 3 replicas)",
+				cluster.seeds());
+	}
+
+	/** System property that tells a worker JVM the nodes of its parent's shared cluster. */
+	public static final String CLUSTER_NODES = "redis.test.cluster-nodes";
+
+	/** The shared cluster, when the tests run against one and it has started. */
+	static synchronized java.util.Optional<RedisEndpoint> sharedCluster() {
+		return (shared != null && shared.isCluster()) ? java.util.Optional.of(shared) : java.util.Optional.empty();
+	}
+
+	/**
+	 * The endpoint of a server a parent JVM named by host and port: the shared cluster when that
+	 * is one of its nodes (see {@link #CLUSTER_NODES}), else a single server.
+	 * @param host the host
+	 * @param port the port
+	 * @param origin where the endpoint came from
+	 * @return the endpoint
+	 */
+	public static RedisEndpoint endpoint(String host, int port, String origin) {
+		List<String> nodes = List.of(System.getProperty(CLUSTER_NODES, "").split(","));
+		if (nodes.contains(host + ":" + port)) {
+			return new RedisEndpoint(host, port, origin, nodes);
+		}
+		return new RedisEndpoint(host, port, origin);
+	}
+
+	/** The redis-server binary private servers are started from. */
+	static Path serverBinary() {
+		Path binary = "embedded".equals(System.getProperty("redis.test.source")) ? null : pathBinary();
+		return (binary != null) ? binary : embeddedBinary();
+	}
+
+	/**
+	 * The {@code spring.data.redis.*} properties that point a Spring Boot application at an
+	 * endpoint: host and port, or the cluster's nodes.
+	 * @param endpoint the endpoint
+	 * @return properties as {@code name=value}
+	 */
+	public static String[] springProperties(RedisEndpoint endpoint) {
+		if (endpoint.isCluster()) {
+			return new String[] { "spring.data.redis.cluster.nodes=" + String.join(",", endpoint.clusterNodes()) };
+		}
+		return new String[] { "spring.data.redis.host=" + endpoint.host(), "spring.data.redis.port=" + endpoint.port() };
 	}
 
 	private static RedisEndpoint startShared() {
@@ -102,8 +166,7 @@ public final class TestRedis {
 	 * @return the started server
 	 */
 	public static RedisServerProcess startPrivate(String... extraArgs) {
-		Path binary = "embedded".equals(System.getProperty("redis.test.source")) ? null : pathBinary();
-		return new RedisServerProcess((binary != null) ? binary : embeddedBinary(), extraArgs).start();
+		return new RedisServerProcess(serverBinary(), extraArgs).start();
 	}
 
 	/**
@@ -112,8 +175,9 @@ public final class TestRedis {
 	 * @return the factory
 	 */
 	public static LettuceConnectionFactory connectionFactory(RedisEndpoint endpoint) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(endpoint.host(), endpoint.port()));
+		LettuceConnectionFactory factory = endpoint.isCluster()
+				? new LettuceConnectionFactory(new RedisClusterConfiguration(endpoint.clusterNodes()))
+				: new LettuceConnectionFactory(new RedisStandaloneConfiguration(endpoint.host(), endpoint.port()));
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
@@ -124,12 +188,32 @@ public final class TestRedis {
 	 * @param endpoint the endpoint
 	 */
 	public static void flushAll(RedisEndpoint endpoint) {
-		try {
-			RespClient.call(endpoint.host(), endpoint.port(), "FLUSHALL");
+		for (String node : masters(endpoint)) {
+			try {
+				RespClient.call(host(node), port(node), "FLUSHALL");
+			}
+			catch (IOException ex) {
+				throw new IllegalStateException("Cannot FLUSHALL " + node + " (" + endpoint.origin() + "): " + ex.getMessage(), ex);
+			}
 		}
-		catch (IOException ex) {
-			throw new IllegalStateException("Cannot FLUSHALL " + endpoint.uri() + " (" + endpoint.origin() + "): " + ex.getMessage(), ex);
+	}
+
+	/** "host:port" of the endpoint, or of each master of a cluster (replicas refuse writes). */
+	private static List<String> masters(RedisEndpoint endpoint) {
+		if (!endpoint.isCluster()) {
+			return List.of(endpoint.host() + ":" + endpoint.port());
 		}
+		return endpoint.clusterNodes().stream()
+			.filter((node) -> command(host(node), port(node), "INFO", "replication").contains("role:master"))
+			.toList();
+	}
+
+	private static String host(String node) {
+		return node.substring(0, node.lastIndexOf(':'));
+	}
+
+	private static int port(String node) {
+		return Integer.parseInt(node.substring(node.lastIndexOf(':') + 1));
 	}
 
 	/**
@@ -140,17 +224,23 @@ public final class TestRedis {
 	 */
 	public static Map<String, Long> commandStats(RedisEndpoint endpoint) {
 		Map<String, Long> calls = new TreeMap<>();
-		for (String line : command(endpoint, "INFO", "commandstats").split("\r?\n")) {
+		for (String node : masters(endpoint)) {
+			addCommandStats(calls, command(host(node), port(node), "INFO", "commandstats"));
+		}
+		return calls;
+	}
+
+	private static void addCommandStats(Map<String, Long> calls, String info) {
+		for (String line : info.split("\r?\n")) {
 			// cmdstat_evalsha:calls=4,usec=680,...
 			if (line.startsWith("cmdstat_")) {
 				String name = line.substring("cmdstat_".length(), line.indexOf(':'));
 				String rest = line.substring(line.indexOf("calls=") + "calls=".length());
 				if (!name.equals("info") && !name.startsWith("config")) {
-					calls.put(name, Long.parseLong(rest.substring(0, rest.indexOf(','))));
+					calls.merge(name, Long.parseLong(rest.substring(0, rest.indexOf(','))), Long::sum);
 				}
 			}
 		}
-		return calls;
 	}
 
 	/**
@@ -158,16 +248,18 @@ public final class TestRedis {
 	 * @param endpoint the endpoint
 	 */
 	public static void resetCommandStats(RedisEndpoint endpoint) {
-		command(endpoint, "CONFIG", "RESETSTAT");
+		for (String node : masters(endpoint)) {
+			command(host(node), port(node), "CONFIG", "RESETSTAT");
+		}
 	}
 
-	private static String command(RedisEndpoint endpoint, String... args) {
+	private static String command(String host, int port, String... args) {
 		try {
-			return RespClient.call(endpoint.host(), endpoint.port(), args);
+			return RespClient.call(host, port, args);
 		}
 		catch (IOException ex) {
-			throw new IllegalStateException("Cannot run " + String.join(" ", args) + " on " + endpoint.uri() + " ("
-					+ endpoint.origin() + "): " + ex.getMessage(), ex);
+			throw new IllegalStateException("Cannot run " + String.join(" ", args) + " on redis://" + host + ":" + port
+					+ ": " + ex.getMessage(), ex);
 		}
 	}
 

@@ -49,6 +49,9 @@ public final class WorkerJvm implements AutoCloseable {
 		String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
 		List<String> command = new ArrayList<>(CrashTrial.javaCommand());
 		command.add("-D" + PARENT_PID + "=" + ProcessHandle.current().pid());
+		// a worker given a node of the shared cluster connects to the cluster
+		TestRedis.sharedCluster()
+			.ifPresent((cluster) -> command.add("-D" + TestRedis.CLUSTER_NODES + "=" + String.join(",", cluster.clusterNodes())));
 		properties.forEach((key, value) -> command.add("-D" + key + "=" + value));
 		command.addAll(List.of("-cp", classpath, main.getName()));
 		try {

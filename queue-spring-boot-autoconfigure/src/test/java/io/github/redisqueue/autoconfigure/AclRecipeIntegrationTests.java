@@ -20,6 +20,7 @@ import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.support.JobMetadata;
 import io.github.redisqueue.test.RedisServerProcess;
 import io.github.redisqueue.test.TestRedis;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -41,6 +42,8 @@ import static org.awaitility.Awaitility.await;
  * listeners, lease extension, retries, dead letters, the reaper, the worker registry, the
  * administration calls and the startup check, with no command refused.
  */
+// on one server only: it sets up ACL users on a server of its own
+@Tag("single-node")
 @ExtendWith(OutputCaptureExtension.class)
 class AclRecipeIntegrationTests {
 

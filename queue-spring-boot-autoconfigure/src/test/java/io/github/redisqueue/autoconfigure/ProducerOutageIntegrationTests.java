@@ -10,6 +10,7 @@ import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.test.RedisServerProcess;
 import io.github.redisqueue.test.TestRedis;
 import io.lettuce.core.ClientOptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -30,6 +31,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * rejecting commands while disconnected an enqueue fails at once; with no Redis ever reached, it
  * fails on connecting.
  */
+// on one server only: it stops and freezes a server of its own
+@Tag("single-node")
 class ProducerOutageIntegrationTests {
 
 	private static final Duration ENQUEUE_TIMEOUT = Duration.ofSeconds(1);

@@ -35,8 +35,8 @@ class QueueAutoConfigurationIntegrationTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, QueueAutoConfiguration.class,
 				QueueListenerAutoConfiguration.class, QueueReaperAutoConfiguration.class))
-		.withPropertyValues("spring.data.redis.host=" + this.redis.host(), "spring.data.redis.port=" + this.redis.port(),
-				"queue.listener.poll-interval=200ms", "queue.queues.greetings.concurrency=3");
+		.withPropertyValues(TestRedis.springProperties(this.redis))
+		.withPropertyValues("queue.listener.poll-interval=200ms", "queue.queues.greetings.concurrency=3");
 
 	@BeforeEach
 	void flush() {

@@ -7,6 +7,7 @@ import io.github.redisqueue.autoconfigure.RedisConfigurationCheck.Report;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.test.RedisServerProcess;
 import io.github.redisqueue.test.TestRedis;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -28,6 +29,8 @@ import static org.awaitility.Awaitility.await;
  * persisted, none for a safe Redis, INFO where CONFIG is not allowed, and an application that
  * starts at once whether Redis is down or hangs.
  */
+// on one server only: it configures servers of its own
+@Tag("single-node")
 @ExtendWith(OutputCaptureExtension.class)
 class RedisConfigurationCheckTests {
 

@@ -39,8 +39,8 @@ class VirtualThreadListenerIntegrationTests {
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, QueueAutoConfiguration.class,
 				QueueListenerAutoConfiguration.class))
 		.withUserConfiguration(ThreadRecorder.class)
-		.withPropertyValues("spring.data.redis.host=" + this.redis.host(), "spring.data.redis.port=" + this.redis.port(),
-				"queue.listener.poll-interval=200ms");
+		.withPropertyValues(TestRedis.springProperties(this.redis))
+		.withPropertyValues("queue.listener.poll-interval=200ms");
 
 	@BeforeEach
 	void flush() {

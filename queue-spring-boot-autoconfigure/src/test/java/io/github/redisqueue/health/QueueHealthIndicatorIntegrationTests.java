@@ -62,6 +62,29 @@ class QueueHealthIndicatorIntegrationTests {
 	}
 
 	@Test
+	void upWithTheDetailsOfQueuesInDifferentSlotsOfTheSharedRedis() {
+		TestRedis.flushAll(TestRedis.shared());
+		LettuceConnectionFactory factory = TestRedis.connectionFactory(TestRedis.shared());
+		try {
+			QueueTemplate queues = new QueueTemplate(factory);
+			// on a cluster, these queues live on different masters: one pipelined read per node
+			queues.enqueueAll("emails", List.of(1, 2), JobOptions.defaults());
+			queues.enqueue("orders", 3);
+			queues.enqueueAll("reports", List.of(4, 5, 6), JobOptions.defaults());
+
+			Health up = indicator(queues, Thresholds.none(), List.of()).health();
+
+			assertThat(up.getStatus()).isEqualTo(Status.UP);
+			assertThat(queueDetail(up, "emails").get("ready")).isEqualTo(2L);
+			assertThat(queueDetail(up, "orders").get("ready")).isEqualTo(1L);
+			assertThat(queueDetail(up, "reports").get("ready")).isEqualTo(3L);
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	@Test
 	void downWithinTheTimeoutWhileRedisHangs() {
 		try (RedisServerProcess server = TestRedis.startPrivate()) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.endpoint());

@@ -15,13 +15,13 @@ import io.github.redisqueue.listener.ContainerOptions;
 import io.github.redisqueue.support.JobMetadata;
 import io.github.redisqueue.support.converter.JacksonJobSerializer;
 import io.github.redisqueue.test.RedisEndpoint;
+import io.github.redisqueue.test.TestRedis;
 import io.github.redisqueue.test.WorkerJvm;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -82,10 +82,7 @@ public final class BatchWorkerMain {
 		@Bean(destroyMethod = "destroy")
 		LettuceConnectionFactory redisConnectionFactory(@Value("${batch.host}") String host,
 				@Value("${batch.port}") int port) {
-			LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
-			factory.afterPropertiesSet();
-			factory.start();
-			return factory;
+			return TestRedis.connectionFactory(TestRedis.endpoint(host, port, "parent test"));
 		}
 
 		@Bean
