@@ -15,9 +15,12 @@ import java.time.Duration;
  * @param redisUrl a Redis to use instead of starting one ({@code redis://host:port})
  * @param out where the JSON results go
  * @param reference whether to run redis-benchmark for the machine's reference numbers
+ * @param cluster the cluster benchmark instead: the drain on a local Redis Cluster
+ * @param masters masters of the cluster benchmark's cluster
+ * @param replicas replicas per master of the cluster benchmark's cluster
  */
 record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Duration latencyDuration, int runs,
-		String redisUrl, Path out, boolean reference) {
+		String redisUrl, Path out, boolean reference, boolean cluster, int masters, int replicas) {
 
 	static BenchmarkConfig parse(String... args) {
 		int jobs = 100_000;
@@ -29,6 +32,9 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Durati
 		String url = null;
 		Path out = Path.of("benchmark-results.json");
 		boolean reference = true;
+		boolean cluster = false;
+		int masters = 3;
+		int replicas = 0;
 		for (String arg : args) {
 			String[] pair = arg.replaceFirst("^--", "").split("=", 2);
 			String value = (pair.length > 1) ? pair[1] : "";
@@ -42,15 +48,20 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Durati
 				case "redis-url" -> url = value;
 				case "out" -> out = Path.of(value);
 				case "no-reference" -> reference = false;
+				case "cluster" -> cluster = true;
+				case "cluster-masters" -> masters = Integer.parseInt(value);
+				case "cluster-replicas" -> replicas = Integer.parseInt(value);
 				default -> throw new IllegalArgumentException("Unknown argument '" + arg + "'; known: --jobs=N "
 						+ "--concurrency=C --batch-cap=B --rate=R --latency-seconds=S --runs=K --redis-url=redis://host:port "
-						+ "--out=FILE --no-reference");
+						+ "--out=FILE --no-reference --cluster --cluster-masters=3 --cluster-replicas=0");
 			}
 		}
-		if (jobs < 1 || concurrency < 1 || batchCap < 1 || rate < 1 || runs < 1) {
-			throw new IllegalArgumentException("jobs, concurrency, batch-cap, rate and runs must be positive");
+		if (jobs < 1 || concurrency < 1 || batchCap < 1 || rate < 1 || runs < 1 || masters < 1 || replicas < 0) {
+			throw new IllegalArgumentException("jobs, concurrency, batch-cap, rate, runs and cluster masters must be "
+					+ "positive, cluster replicas 0 or more");
 		}
-		return new BenchmarkConfig(jobs, concurrency, batchCap, rate, latency, runs, url, out, reference);
+		return new BenchmarkConfig(jobs, concurrency, batchCap, rate, latency, runs, url, out, reference, cluster,
+				masters, replicas);
 	}
 
 }

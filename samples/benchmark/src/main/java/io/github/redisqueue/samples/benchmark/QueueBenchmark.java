@@ -45,7 +45,8 @@ import org.springframework.core.env.MapPropertySource;
  * reported as median, min and max with Redis round trips and JVM CPU per job. Run it with
  * {@code java -jar samples/benchmark/target/benchmark.jar [--jobs=N] [--concurrency=C]
  * [--batch-cap=B] [--rate=R] [--latency-seconds=S] [--runs=K] [--redis-url=redis://host:port]
- * [--out=FILE] [--no-reference]}.
+ * [--out=FILE] [--no-reference]}; with {@code --cluster}, the drain on a local Redis Cluster
+ * instead (see {@link ClusterBenchmark}).
  */
 public final class QueueBenchmark {
 
@@ -65,7 +66,12 @@ public final class QueueBenchmark {
 	}
 
 	public static void main(String[] args) throws Exception {
-		Report report = run(BenchmarkConfig.parse(args));
+		BenchmarkConfig config = BenchmarkConfig.parse(args);
+		if (config.cluster()) {
+			ClusterBenchmark.main(config);
+			return;
+		}
+		Report report = run(config);
 		System.out.println(report.table());
 		report.write();
 		System.out.println("JSON written to " + report.config().out().toAbsolutePath());
@@ -269,14 +275,20 @@ public final class QueueBenchmark {
 	}
 
 	private AnnotationConfigApplicationContext listenerContext(BenchListener listener) {
+		return listenerContext(this.queues, this.config.concurrency(), listener);
+	}
+
+	/** A context whose {@code @QueueListener} container "bench" (not started) feeds {@code listener}. */
+	static AnnotationConfigApplicationContext listenerContext(QueueTemplate queues, int concurrency,
+			BenchListener listener) {
 		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
 		context.getEnvironment()
 			.getPropertySources()
-			.addFirst(new MapPropertySource("bench", Map.of("bench.concurrency", this.config.concurrency())));
-		context.registerBean(QueueTemplate.class, () -> this.queues);
+			.addFirst(new MapPropertySource("bench", Map.of("bench.concurrency", concurrency)));
+		context.registerBean(QueueTemplate.class, () -> queues);
 		context.registerBean(QueueListenerConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME,
 				DefaultQueueListenerContainerFactory.class, () -> {
-					DefaultQueueListenerContainerFactory factory = new DefaultQueueListenerContainerFactory(this.queues);
+					DefaultQueueListenerContainerFactory factory = new DefaultQueueListenerContainerFactory(queues);
 					factory.setContainerOptions(ContainerOptions.defaults());
 					return factory;
 				});
@@ -286,12 +298,12 @@ public final class QueueBenchmark {
 		return context;
 	}
 
-	private static QueueListenerContainer container(AnnotationConfigApplicationContext context) {
+	static QueueListenerContainer container(AnnotationConfigApplicationContext context) {
 		return context.getBean(QueueListenerConfigUtils.ENDPOINT_REGISTRY_BEAN_NAME, QueueListenerEndpointRegistry.class)
 			.getListenerContainer("bench");
 	}
 
-	private static List<List<BenchPayload>> chunks(int n, int size) {
+	static List<List<BenchPayload>> chunks(int n, int size) {
 		List<List<BenchPayload>> chunks = new ArrayList<>();
 		for (int from = 0; from < n; from += size) {
 			chunks.add(LongStream.range(from, Math.min(n, from + size)).mapToObj((i) -> BenchPayload.of(i, 0)).toList());
@@ -299,7 +311,7 @@ public final class QueueBenchmark {
 		return chunks;
 	}
 
-	private static void await(BooleanSupplier condition) {
+	static void await(BooleanSupplier condition) {
 		long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
 		while (!condition.getAsBoolean()) {
 			if (System.nanoTime() > deadline) {
@@ -314,7 +326,7 @@ public final class QueueBenchmark {
 				processCpu());
 	}
 
-	private static long processCpu() {
+	static long processCpu() {
 		return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
 			.getProcessCpuTime();
 	}

@@ -52,9 +52,7 @@ final class RedisUnderTest implements AutoCloseable {
 		}
 		Path binary = onPath();
 		String origin = (binary != null) ? binary.toString() : "embedded-redis 0.9.1 binary";
-		if (binary == null) {
-			binary = extractEmbedded();
-		}
+		binary = binary();
 		int port;
 		try (ServerSocket socket = new ServerSocket(0)) {
 			port = socket.getLocalPort();
@@ -134,6 +132,12 @@ final class RedisUnderTest implements AutoCloseable {
 				Thread.currentThread().interrupt();
 			}
 		}
+	}
+
+	/** The redis-server on {@code PATH}, else the embedded binary. */
+	static Path binary() throws IOException {
+		Path binary = onPath();
+		return (binary != null) ? binary : extractEmbedded();
 	}
 
 	private static Path onPath() {

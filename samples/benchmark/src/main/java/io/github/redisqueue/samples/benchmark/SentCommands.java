@@ -19,7 +19,7 @@ final class SentCommands implements CommandListener {
 	private static final Set<String> SCRIPT_COMMANDS = Set.of("EVALSHA", "EVAL", "EVALSHA_RO", "EVAL_RO");
 
 	private static final Set<String> IGNORED = Set.of("INFO", "FLUSHALL", "CONFIG", "CLIENT", "HELLO", "SELECT",
-			"AUTH");
+			"AUTH", "CLUSTER", "COMMAND", "READONLY");
 
 	private final LongAdder scripts = new LongAdder();
 
