@@ -8,9 +8,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
+import io.github.redisqueue.QueueException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
@@ -104,6 +108,65 @@ final class QueueScriptExecutor {
 		}
 		List<Object> answer = eval(script, ReturnType.MULTI, allKeys, queueArgs(k, args));
 		return (answer != null) ? answer : List.of();
+	}
+
+	/**
+	 * Runs a script of one queue like {@link #runWithin}, then {@code WAIT replicas waitTimeout}
+	 * on the same connection (with a Redis Cluster: the connection to the master of the queue's
+	 * slot), so that the count covers the script's writes. Needs Lettuce.
+	 * @return the script's reply, and the number of replicas that acknowledged its writes
+	 */
+	Replicated runReplicated(RedisScript<?> script, QueueKeys k, List<byte[]> extraKeys, List<byte[]> args,
+			Duration timeout, int replicas, Duration waitTimeout) {
+		byte[][] keys = keys(k, extraKeys).toArray(byte[][]::new);
+		byte[][] argv = queueArgs(k, args).toArray(byte[][]::new);
+		Duration total = timeout.plus(waitTimeout);
+		Replicated replicated = withLettuce((async) -> {
+			long deadline = System.nanoTime() + total.toNanos();
+			RedisClusterAsyncCommands<byte[], byte[]> node = nodeOf(async, keys[0]);
+			RedisFuture<List<Object>> eval = node.evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, argv);
+			RedisFuture<Long> wait = node.waitForReplication(replicas, waitTimeout.toMillis());
+			List<Object> reply;
+			try {
+				reply = await(eval, deadline, total);
+			}
+			catch (DataAccessException ex) {
+				if (!isNoScript(ex)) {
+					throw ex;
+				}
+				reply = await(node.eval(encodeUtf8(script.getScriptAsString()), ScriptOutputType.MULTI, keys, argv),
+						deadline, total);
+				wait = node.waitForReplication(replicas, waitTimeout.toMillis());
+			}
+			Long acknowledged = await(wait, deadline, total);
+			return new Replicated(reply, (acknowledged != null) ? acknowledged : 0);
+		});
+		if (replicated == null) {
+			throw new QueueException("A durable enqueue (waiting for replicas) needs the Lettuce driver");
+		}
+		return replicated;
+	}
+
+	/** The connection to the master of {@code key}'s slot on a cluster; the connection itself otherwise. */
+	@SuppressWarnings("unchecked")
+	private static RedisClusterAsyncCommands<byte[], byte[]> nodeOf(RedisClusterAsyncCommands<byte[], byte[]> async,
+			byte[] key) {
+		if (async instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster) {
+			RedisClusterNode master = cluster.getStatefulConnection().getPartitions().getMasterBySlot(SlotHash.getSlot(key));
+			if (master != null) {
+				return (RedisClusterAsyncCommands<byte[], byte[]>) cluster.getConnection(master.getNodeId());
+			}
+		}
+		return async;
+	}
+
+	/**
+	 * A script's reply and the replicas that acknowledged its writes.
+	 * @param reply the reply
+	 * @param replicas replicas that acknowledged
+	 */
+	record Replicated(List<Object> reply, long replicas) {
+
 	}
 
 	/** The queue's keys, then {@code extraKeys}. */

@@ -27,7 +27,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.DisposableBean;
-import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import static io.github.redisqueue.core.ScriptReplies.encodeAscii;
@@ -97,6 +96,8 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	private volatile @Nullable QueueEnqueueObservationConvention enqueueConvention;
 
 	private volatile Duration enqueueTimeout = DEFAULT_ENQUEUE_TIMEOUT;
+
+	private volatile DurableEnqueue durableEnqueue = DurableEnqueue.OFF;
 
 	private final QueueBatches batches = new QueueBatches(this);
 
@@ -184,6 +185,11 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	/** How long an enqueue call waits for Redis. */
 	public Duration getEnqueueTimeout() {
 		return this.enqueueTimeout;
+	}
+
+	/** Make every enqueue wait for replicas, see {@link DurableEnqueue}; off by default. */
+	public void setDurableEnqueue(DurableEnqueue durableEnqueue) {
+		this.durableEnqueue = durableEnqueue;
 	}
 
 	/** The engine settings. */
@@ -284,19 +290,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	}
 
 	private List<Object> runEnqueue(String queue, QueueKeys k, List<byte[]> extraKeys, List<byte[]> args) {
-		try {
-			return this.executor.runWithin(this.executor.scripts().enqueue(), k, extraKeys, args, this.enqueueTimeout);
-		}
-		catch (QueryTimeoutException ex) {
-			throw new QueueException(ex.getMessage(), ex);
-		}
-		catch (RuntimeException ex) {
-			if (QueueScriptExecutor.mentions(ex, "queue sequence exhausted")) {
-				throw new QueueException("Queue '" + queue + "' refused the enqueue before writing anything: it has "
-						+ "used its 999,999,999,999 sequence numbers (drain it and move to a new queue name)", ex);
-			}
-			throw ex;
-		}
+		return this.durableEnqueue.run(this.executor, queue, k, extraKeys, args, this.enqueueTimeout);
 	}
 
 	@Override

@@ -109,11 +109,12 @@ public final class RedisClusterProcesses implements AutoCloseable {
 		}
 	}
 
-	private static void await(BooleanSupplier condition, String what) {
+	/** Waits at most 30 s for {@code condition}, then fails naming {@code what}. */
+	static void await(BooleanSupplier condition, String what) {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
 		while (!condition.getAsBoolean()) {
 			if (System.nanoTime() > deadline) {
-				throw new IllegalStateException("Local Redis Cluster: waited 30 s for " + what);
+				throw new IllegalStateException("Test Redis servers: waited 30 s for " + what);
 			}
 			java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
 		}

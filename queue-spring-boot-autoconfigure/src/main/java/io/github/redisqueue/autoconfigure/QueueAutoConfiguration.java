@@ -1,6 +1,7 @@
 package io.github.redisqueue.autoconfigure;
 
 import io.github.redisqueue.core.JobEvents;
+import io.github.redisqueue.core.DurableEnqueue;
 import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueScripts;
@@ -90,6 +91,8 @@ public final class QueueAutoConfiguration {
 				: connectionFactory;
 		QueueTemplate template = new QueueTemplate(queueConnections, serializer, settings, scripts);
 		template.setEnqueueTimeout(properties.getEnqueueTimeout());
+		template.setDurableEnqueue(new DurableEnqueue(properties.getDurableEnqueue().getReplicas(),
+				properties.getDurableEnqueue().getTimeout()));
 		events.ifAvailable(template::setJobEvents);
 		return template;
 	}

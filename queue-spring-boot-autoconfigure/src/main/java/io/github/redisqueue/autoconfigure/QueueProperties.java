@@ -114,6 +114,8 @@ public class QueueProperties implements Validator {
 
 	private final RedisCheck redisCheck = new RedisCheck();
 
+	private final DurableEnqueue durableEnqueue = new DurableEnqueue();
+
 	public String getKeyPrefix() {
 		return this.keyPrefix;
 	}
@@ -226,6 +228,10 @@ public class QueueProperties implements Validator {
 
 	public RedisCheck getRedisCheck() {
 		return this.redisCheck;
+	}
+
+	public DurableEnqueue getDurableEnqueue() {
+		return this.durableEnqueue;
 	}
 
 	@Override
@@ -369,6 +375,38 @@ public class QueueProperties implements Validator {
 	/**
 	 * The worker registry: each application records itself with a heartbeat.
 	 */
+	public static class DurableEnqueue {
+
+		/**
+		 * Replicas that must acknowledge every enqueue (Redis WAIT on the same connection) before
+		 * it returns; 0 turns the wait off.
+		 */
+		private int replicas;
+
+		/**
+		 * Longest wait for those replicas; past it the enqueue fails with a QueueException (its
+		 * jobs exist on the master: retry with an idempotency key).
+		 */
+		private Duration timeout = Duration.ofSeconds(1);
+
+		public int getReplicas() {
+			return this.replicas;
+		}
+
+		public void setReplicas(int replicas) {
+			this.replicas = replicas;
+		}
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
+		}
+
+	}
+
 	public static class Workers {
 
 		/**

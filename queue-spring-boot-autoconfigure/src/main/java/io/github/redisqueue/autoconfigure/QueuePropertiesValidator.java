@@ -67,6 +67,9 @@ final class QueuePropertiesValidator {
 		range("default-max-attempts", properties.getDefaultMaxAttempts(), 1, JobOptions.MAX_ATTEMPTS_LIMIT);
 		range("reaper.batch", properties.getReaper().getBatch(), 1, MAX_BATCH);
 		range("enqueue-timeout", properties.getEnqueueTimeout(), Duration.ofMillis(1), Duration.ofMinutes(10));
+		range("durable-enqueue.replicas", properties.getDurableEnqueue().getReplicas(), 0, 100);
+		range("durable-enqueue.timeout", properties.getDurableEnqueue().getTimeout(), Duration.ofMillis(1),
+				Duration.ofMinutes(1));
 		size("max-payload-size", properties.getMaxPayloadSize());
 		size("max-result-size", properties.getMaxResultSize());
 		range("result-retention", properties.getResultRetention(), Duration.ZERO, JobOptions.MAX_WINDOW);
