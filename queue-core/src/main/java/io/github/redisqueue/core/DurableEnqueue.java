@@ -14,8 +14,8 @@ import org.springframework.dao.QueryTimeoutException;
  * enqueue is not lost with its master (as long as the promoted replica is one that acknowledged;
  * Sentinel and Cluster prefer the most up-to-date replica). When fewer replicas answer in time
  * the enqueue fails with a {@link QueueException} naming the counts; the jobs exist on the master
- * all the same and may or may not survive a failover, so retry with an idempotency key. Batches'
- * sub-jobs are not covered.
+ * all the same and may or may not survive a failover, so retry with an idempotency key. Adding
+ * sub-jobs to a batch waits the same way.
  *
  * @param replicas replicas that must acknowledge each enqueue; 0 turns the wait off
  * @param timeout longest wait for them, from 1 ms to 1 minute
@@ -59,6 +59,23 @@ public record DurableEnqueue(int replicas, Duration timeout) {
 			}
 			throw ex;
 		}
+	}
+
+	/**
+	 * Adds sub-jobs to a batch ({@code args} of {@code batch.lua}'s 'add') and waits for the
+	 * replicas; fewer in time fail with a {@link QueueException}.
+	 */
+	List<Object> runBatchAdd(QueueScriptExecutor executor, String queue, String batchId, QueueKeys k,
+			List<byte[]> args, Duration timeout) {
+		QueueScriptExecutor.Replicated replicated = executor.runReplicated(executor.scripts().batch(), k, List.of(),
+				args, timeout, this.replicas, this.timeout);
+		if (replicated.replicas() < this.replicas) {
+			throw new QueueException("Adding to batch '" + batchId + "' of queue '" + queue + "' reached "
+					+ replicated.replicas() + " of " + this.replicas + " replicas within " + this.timeout
+					+ "; its sub-jobs were added on the master but may be lost if it fails now (adding them again "
+					+ "would add them twice)");
+		}
+		return replicated.reply();
 	}
 
 	private List<Object> check(String queue, QueueScriptExecutor.Replicated replicated) {

@@ -106,7 +106,7 @@ final class QueueBatches {
 			List<byte[]> args = new ArrayList<>(part.size() + 1);
 			args.add(encodeNumber(part.size()));
 			args.addAll(part);
-			List<Object> reply = run(queue, "add", batchId, args.toArray(new byte[0][]));
+			List<Object> reply = add(queue, batchId, args);
 			if (ScriptReplies.asLong(reply.get(0)) != 1) {
 				String state = ScriptReplies.text(reply.get(1));
 				if ("missing".equals(state)) {
@@ -137,6 +137,20 @@ final class QueueBatches {
 			this.completions.forward(queue);
 		}
 		return status(queue, batchId).orElseThrow(() -> QueueBatchException.missing(queue, batchId));
+	}
+
+	/** One call of 'add', waiting for replicas under a durable enqueue. */
+	private List<Object> add(String queue, String batchId, List<byte[]> more) {
+		DurableEnqueue durable = this.template.durableEnqueue();
+		if (durable.replicas() == 0) {
+			return run(queue, "add", batchId, more.toArray(new byte[0][]));
+		}
+		List<byte[]> args = new ArrayList<>(2 + more.size());
+		args.add(encodeAscii("add"));
+		args.add(encodeUtf8(batchId));
+		args.addAll(more);
+		return durable.runBatchAdd(this.template.executor(), queue, batchId, this.template.keys(queue), args,
+				this.template.getEnqueueTimeout());
 	}
 
 	List<Object> run(String queue, String op, String batchId, byte[]... more) {

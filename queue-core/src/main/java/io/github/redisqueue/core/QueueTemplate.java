@@ -192,6 +192,10 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		this.durableEnqueue = durableEnqueue;
 	}
 
+	DurableEnqueue durableEnqueue() {
+		return this.durableEnqueue;
+	}
+
 	/** The engine settings. */
 	public QueueSettings getSettings() {
 		return this.settings;

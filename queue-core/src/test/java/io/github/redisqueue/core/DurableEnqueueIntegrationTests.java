@@ -37,6 +37,22 @@ class DurableEnqueueIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	@Test
+	void subJobsAddedToABatchWaitForTheReplicasToo() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		int present = TestRedis.isCluster() ? 1 : 0;
+		Batch batch = queues.batch("resize").open();
+		if (present > 0) {
+			queues.setDurableEnqueue(new DurableEnqueue(present, Duration.ofSeconds(5)));
+			assertThat(batch.addAll(java.util.List.of(1, 2))).hasSize(2);
+		}
+		queues.setDurableEnqueue(new DurableEnqueue(present + 1, Duration.ofMillis(200)));
+		assertThatExceptionOfType(QueueException.class).isThrownBy(() -> batch.addAll(java.util.List.of(3)))
+			.withMessageContaining("Adding to batch '" + batch.id() + "' of queue 'resize' reached " + present + " of "
+					+ (present + 1) + " replicas");
+		assertThat(batch.status().total()).as("added on the master all the same").isEqualTo(2 * present + 1);
+	}
+
+	@Test
 	void outOfRangeValuesAreRefused() {
 		assertThatIllegalArgumentException().isThrownBy(() -> new DurableEnqueue(-1, Duration.ofSeconds(1)));
 		assertThatIllegalArgumentException().isThrownBy(() -> new DurableEnqueue(1, Duration.ZERO));
