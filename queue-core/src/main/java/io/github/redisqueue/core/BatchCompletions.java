@@ -70,16 +70,17 @@ final class BatchCompletions {
 	 * Hand off the completion jobs of the queue's finished batches; skipped when this template
 	 * is already doing so for the queue. Failures are logged: the entries stay for the next try.
 	 * @param queue the queue of the batches
+	 * @param k the keys of the partition of the queue that holds them
 	 * @return how many completion jobs this call handed off
 	 */
-	int forward(String queue) {
-		if (!this.forwarding.add(queue)) {
+	int forward(String queue, QueueKeys k) {
+		if (!this.forwarding.add(k.name())) {
 			return 0;
 		}
 		try {
 			int handed = 0;
 			while (true) {
-				List<Object> reply = this.batches.run(queue, "pending", "", encodeNumber(PAGE));
+				List<Object> reply = this.batches.run(k, "pending", "", encodeNumber(PAGE));
 				if (reply.isEmpty()) {
 					return handed;
 				}
@@ -98,7 +99,7 @@ final class BatchCompletions {
 			return 0;
 		}
 		finally {
-			this.forwarding.remove(queue);
+			this.forwarding.remove(k.name());
 		}
 	}
 
@@ -118,8 +119,7 @@ final class BatchCompletions {
 			.idempotencyKey("batch:" + queue + ":" + id + ":" + text(reply.get(at + 10)))
 			.headers(completion.toHeaders())
 			.build();
-		this.template.enqueueSerialized(target, this.template.keys(target), List.of(payload), options,
-				options.getHeaders());
+		this.template.enqueueSerialized(target, List.of(payload), options, options.getHeaders());
 		this.batches.run(queue, "handed", id);
 	}
 
@@ -150,19 +150,13 @@ final class BatchCompletions {
 		if (this.subscribed.add(queue)) {
 			try {
 				if (this.listeners == null) {
-					RedisMessageListenerContainer container = new RedisMessageListenerContainer();
-					container.setConnectionFactory(this.template.getConnectionFactory());
-					container.setTaskExecutor((task) -> {
-						Thread thread = new Thread(task, "redis-queue-batch-events");
-						thread.setDaemon(true);
-						thread.start();
-					});
-					container.afterPropertiesSet();
-					container.start();
-					this.listeners = container;
+					this.listeners = QueueWakeups.startListeners(this.template.getConnectionFactory(),
+							"redis-queue-batch-events");
 				}
 				MessageListener listener = (message, pattern) -> notified(queue, message);
-				this.listeners.addMessageListener(listener, new ChannelTopic(this.template.keys(queue).batchChannel()));
+				for (QueueKeys k : this.template.partitions(queue)) {
+					this.listeners.addMessageListener(listener, new ChannelTopic(k.batchChannel()));
+				}
 			}
 			catch (RuntimeException ex) {
 				logger.warn("Cannot subscribe to batch notifications of queue '{}'; batches are read every {} instead: {}",

@@ -67,6 +67,8 @@ public final class JobOptions {
 
 	private final @Nullable String group;
 
+	private final @Nullable String partitionKey;
+
 	private JobOptions(Builder builder) {
 		this.priority = builder.priority;
 		this.delay = builder.delay;
@@ -79,6 +81,7 @@ public final class JobOptions {
 		this.idempotencyWindow = builder.idempotencyWindow;
 		this.headers = Collections.unmodifiableMap(new LinkedHashMap<>(builder.headers));
 		this.group = builder.group;
+		this.partitionKey = builder.partitionKey;
 		if (this.group != null && (this.delay != null || this.runAt != null)) {
 			throw new IllegalArgumentException("Job of group '" + Builder.abbreviate(this.group)
 					+ "' cannot be delayed: a grouped job waits for its turn in its group, not for a time");
@@ -109,6 +112,7 @@ public final class JobOptions {
 		builder.idempotencyWindow = this.idempotencyWindow;
 		builder.headers.putAll(this.headers);
 		builder.group = this.group;
+		builder.partitionKey = this.partitionKey;
 		return builder;
 	}
 
@@ -166,6 +170,27 @@ public final class JobOptions {
 		return this.group;
 	}
 
+	/** The key that picks the job's partition in a partitioned queue, or {@code null}. */
+	public @Nullable String getPartitionKey() {
+		return this.partitionKey;
+	}
+
+	/**
+	 * What picks the partition of a job of a partitioned queue: its partition key, else its group,
+	 * its uniqueness key or its idempotency key (so that the group's concurrency and the refusal of
+	 * duplicates hold across partitions); {@code null} when the job has none of them and may go to
+	 * any partition.
+	 */
+	@Nullable String routingKey() {
+		if (this.partitionKey != null) {
+			return this.partitionKey;
+		}
+		if (this.group != null) {
+			return this.group;
+		}
+		return (this.uniqueKey != null) ? this.uniqueKey : this.idempotencyKey;
+	}
+
 	/** String headers stored with the job (trace context and the like). */
 	public Map<String, String> getHeaders() {
 		return this.headers;
@@ -197,6 +222,8 @@ public final class JobOptions {
 		private final Map<String, String> headers = new LinkedHashMap<>();
 
 		private @Nullable String group;
+
+		private @Nullable String partitionKey;
 
 		private Builder() {
 		}
@@ -315,6 +342,24 @@ public final class JobOptions {
 						"Group key '" + abbreviate(group) + "' must have from 1 to " + MAX_UNIQUE_KEY_LENGTH + " characters");
 			}
 			this.group = group;
+			return this;
+		}
+
+		/**
+		 * Route the job of a partitioned queue (see {@code QueueSettings.Builder#partitions}) by
+		 * this key: every job with the same key goes to the same partition, so jobs of one key keep
+		 * their order of priority and enqueue among themselves. Without one, a job goes to the
+		 * partition of its group, uniqueness key or idempotency key, or to the next partition in
+		 * turn. Ignored by a queue of one partition.
+		 * @param partitionKey the key, 1 to 512 characters
+		 * @return this builder
+		 */
+		public Builder partitionKey(String partitionKey) {
+			if (partitionKey.isEmpty() || partitionKey.length() > MAX_UNIQUE_KEY_LENGTH) {
+				throw new IllegalArgumentException("Partition key '" + abbreviate(partitionKey) + "' must have from 1 to "
+						+ MAX_UNIQUE_KEY_LENGTH + " characters");
+			}
+			this.partitionKey = partitionKey;
 			return this;
 		}
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +14,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentSkipListSet;
 
+import io.lettuce.core.cluster.SlotHash;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,6 +44,9 @@ public class QueueAdmin implements QueueAdminOperations {
 
 	/** Most dead letters one {@link #deadLetters page} may hold. */
 	public static final int MAX_DEAD_LETTER_PAGE = 10_000;
+
+	/** Deepest end (offset plus count) of a page of dead letters or batches of a partitioned queue. */
+	public static final int MAX_PARTITIONED_PAGE_END = 100_000;
 
 	/** Most batches one {@link #batches page} may hold. */
 	public static final int MAX_BATCH_PAGE = 100;
@@ -75,7 +80,7 @@ public class QueueAdmin implements QueueAdminOperations {
 		this.template = template;
 		this.executor = template.executor();
 		this.settings = template.getSettings();
-		this.workers = new WorkerRegistry(this.executor, this.settings.keyPrefix(), template::keys);
+		this.workers = new WorkerRegistry(this.executor, this.settings.keyPrefix(), template::partitions);
 	}
 
 	/** The template this admin works on. */
@@ -95,24 +100,60 @@ public class QueueAdmin implements QueueAdminOperations {
 
 	@Override
 	public QueueCounts counts(String queue) {
-		return ScriptReplies.counts(queue,
-				this.executor.run(this.executor.scripts().inspect(), this.template.keys(queue), List.of(EMPTY)));
+		QueueKeys[] parts = this.template.partitions(queue);
+		if (parts.length == 1) {
+			return ScriptReplies.counts(queue,
+					this.executor.run(this.executor.scripts().inspect(), parts[0], List.of(EMPTY)));
+		}
+		return counts(List.of(queue)).get(queue);
 	}
 
 	@Override
 	public Map<String, QueueCounts> counts(Collection<String> queues) {
 		List<String> names = List.copyOf(queues);
 		List<QueueScriptExecutor.Command> commands = new ArrayList<>(names.size());
-		names.forEach((name) -> commands.add(inspectCall(name)));
+		names.forEach((name) -> commands.addAll(inspectCalls(name)));
 		if (names.isEmpty()) {
 			return Map.of();
 		}
 		List<Object> replies = this.executor.pipelined(commands);
 		Map<String, QueueCounts> counts = new LinkedHashMap<>();
-		for (int i = 0; i < names.size(); i++) {
-			counts.put(names.get(i), ScriptReplies.counts(names.get(i), list(replies.get(i))));
+		int at = 0;
+		for (String name : names) {
+			int parts = this.template.partitions(name).length;
+			counts.put(name, counts(name, replies.subList(at, at + parts)));
+			at += parts;
 		}
 		return counts;
+	}
+
+	/**
+	 * The counts of each partition of a queue, by partition name ({@code queue~index}), each with
+	 * the hash tag of its keys and the Redis Cluster slot they fall in; for a queue of one
+	 * partition, its counts alone.
+	 * @param queue the queue name
+	 * @return per partition, its slot and counts, in partition order
+	 */
+	@Override
+	public List<PartitionCounts> partitionCounts(String queue) {
+		QueueKeys[] parts = this.template.partitions(queue);
+		List<Object> replies = this.executor.pipelined(inspectCalls(queue));
+		List<PartitionCounts> result = new ArrayList<>(parts.length);
+		for (int i = 0; i < parts.length; i++) {
+			String tag = parts[i].hashTag();
+			result.add(new PartitionCounts(parts[i].name(), i, tag, SlotHash.getSlot(tag),
+					ScriptReplies.counts(queue, list(replies.get(i)))));
+		}
+		return result;
+	}
+
+	/** The counts of a queue from the inspect replies of its partitions, summed. */
+	private static QueueCounts counts(String queue, List<Object> replies) {
+		QueueCounts total = ScriptReplies.counts(queue, list(replies.get(0)));
+		for (int i = 1; i < replies.size(); i++) {
+			total = total.plus(ScriptReplies.counts(queue, list(replies.get(i))));
+		}
+		return total;
 	}
 
 	@Override
@@ -121,7 +162,7 @@ public class QueueAdmin implements QueueAdminOperations {
 		List<QueueScriptExecutor.Command> commands = new ArrayList<>(known.size() + 2);
 		commands.add(new QueueScriptExecutor.SetMembers(registryKey()));
 		commands.add(this.workers.workersCall());
-		known.forEach((name) -> commands.add(inspectCall(name)));
+		known.forEach((name) -> commands.addAll(inspectCalls(name)));
 		List<Object> replies = this.executor.pipelined(commands);
 		Set<String> names = new TreeSet<>();
 		if (replies.get(0) instanceof Collection<?> members) {
@@ -129,10 +170,13 @@ public class QueueAdmin implements QueueAdminOperations {
 		}
 		List<WorkerInfo> workers = ScriptReplies.workers(list(replies.get(1)));
 		Map<String, QueueCounts> counts = new TreeMap<>();
-		for (int i = 0; i < known.size(); i++) {
-			if (names.contains(known.get(i))) {
-				counts.put(known.get(i), ScriptReplies.counts(known.get(i), list(replies.get(i + 2))));
+		int at = 2;
+		for (String name : known) {
+			int parts = this.template.partitions(name).length;
+			if (names.contains(name)) {
+				counts.put(name, counts(name, replies.subList(at, at + parts)));
 			}
+			at += parts;
 		}
 		List<String> added = names.stream().filter((name) -> !counts.containsKey(name)).toList();
 		if (!added.isEmpty()) {
@@ -145,7 +189,7 @@ public class QueueAdmin implements QueueAdminOperations {
 
 	@Override
 	public Optional<JobInfo> job(String queue, String id) {
-		List<Object> reply = this.executor.run(this.executor.scripts().inspect(), this.template.keys(queue),
+		List<Object> reply = this.executor.run(this.executor.scripts().inspect(), this.template.keysFor(queue, id),
 				List.of(encodeAscii("job"), encodeUtf8(id)));
 		Map<byte[], byte[]> fields = new LinkedHashMap<>();
 		for (int at = 0; at + 1 < reply.size(); at += 2) {
@@ -160,9 +204,42 @@ public class QueueAdmin implements QueueAdminOperations {
 			throw new IllegalArgumentException("Dead-letter page (offset " + offset + ", count " + count
 					+ ") is invalid: offset must be 0 or more and count from 1 to " + MAX_DEAD_LETTER_PAGE);
 		}
-		List<Object> reply = this.executor.run(this.executor.scripts().inspect(), this.template.keys(queue),
-				List.of(INSPECT_DEAD_LETTERS, encodeNumber(offset), encodeNumber(count)));
-		return ScriptReplies.deadLetters(reply, (raw) -> this.template.headers(queue, raw));
+		QueueKeys[] parts = this.template.partitions(queue);
+		if (parts.length == 1) {
+			List<Object> reply = this.executor.run(this.executor.scripts().inspect(), parts[0],
+					List.of(INSPECT_DEAD_LETTERS, encodeNumber(offset), encodeNumber(count)));
+			return ScriptReplies.deadLetters(reply, (raw) -> this.template.headers(queue, raw));
+		}
+		// the first offset + count of each partition, newest first, merged
+		int depth = mergeDepth(offset, count);
+		List<DeadJob> all = new ArrayList<>();
+		for (QueueKeys k : parts) {
+			all.addAll(ScriptReplies.deadLetters(this.executor.run(this.executor.scripts().inspect(), k,
+					List.of(INSPECT_DEAD_LETTERS, encodeNumber(0), encodeNumber(depth))),
+					(raw) -> this.template.headers(queue, raw)));
+		}
+		all.sort(Comparator.comparing(DeadJob::diedAt).reversed());
+		return page(all, offset, count);
+	}
+
+	/**
+	 * How many entries of each partition a page of a partitioned queue reads: the page ends at
+	 * {@code offset + count} in every partition. Bounded, so that no page reads a whole partition.
+	 */
+	private static int mergeDepth(int offset, int count) {
+		long depth = (long) offset + count;
+		if (depth > MAX_PARTITIONED_PAGE_END) {
+			throw new IllegalArgumentException("Page (offset " + offset + ", count " + count + ") of a partitioned "
+					+ "queue is too deep: offset plus count must be at most " + MAX_PARTITIONED_PAGE_END);
+		}
+		return (int) depth;
+	}
+
+	private static <T> List<T> page(List<T> all, int offset, int count) {
+		if (offset >= all.size()) {
+			return List.of();
+		}
+		return List.copyOf(all.subList(offset, Math.min(all.size(), offset + count)));
 	}
 
 	@Override
@@ -171,8 +248,20 @@ public class QueueAdmin implements QueueAdminOperations {
 			throw new IllegalArgumentException("Batch page (offset " + offset + ", count " + count
 					+ ") is invalid: offset must be 0 or more and count from 1 to " + MAX_BATCH_PAGE);
 		}
-		return ScriptReplies.batchList(queue,
-				this.template.batches().run(queue, "list", "", encodeNumber(offset), encodeNumber(count)));
+		QueueKeys[] parts = this.template.partitions(queue);
+		if (parts.length == 1) {
+			return ScriptReplies.batchList(queue,
+					this.template.batches().run(parts[0], "list", "", encodeNumber(offset), encodeNumber(count)));
+		}
+		// the first offset + count of each partition, oldest first, merged
+		int depth = mergeDepth(offset, count);
+		List<BatchStatus> all = new ArrayList<>();
+		for (QueueKeys k : parts) {
+			all.addAll(ScriptReplies.batchList(queue,
+					this.template.batches().run(k, "list", "", encodeNumber(0), encodeNumber(depth))));
+		}
+		all.sort(Comparator.comparing(BatchStatus::createdAt));
+		return page(all, offset, count);
 	}
 
 	@Override
@@ -206,7 +295,7 @@ public class QueueAdmin implements QueueAdminOperations {
 	}
 
 	private long deadOp(String queue, byte[] op, String id) {
-		return ScriptReplies.deadOp(this.executor.run(this.executor.scripts().dead(), this.template.keys(queue),
+		return ScriptReplies.deadOp(this.executor.run(this.executor.scripts().dead(), this.template.keysFor(queue, id),
 				List.of(op, encodeNumber(1), ANY_TIME, encodeUtf8(id)))).touched();
 	}
 
@@ -216,7 +305,14 @@ public class QueueAdmin implements QueueAdminOperations {
 	 * was refused, which are stamped a millisecond after the refusal) are left for a later call.
 	 */
 	private long deadOpAll(String queue, byte[] op) {
-		QueueKeys k = this.template.keys(queue);
+		long total = 0;
+		for (QueueKeys k : this.template.partitions(queue)) {
+			total += deadOpAll(k, op);
+		}
+		return total;
+	}
+
+	private long deadOpAll(QueueKeys k, byte[] op) {
 		int batch = this.settings.reapBatch();
 		long total = 0;
 		byte[] before = ANY_TIME;
@@ -233,35 +329,56 @@ public class QueueAdmin implements QueueAdminOperations {
 		}
 	}
 
+	/** Pauses every partition of a partitioned queue; true when one of them was running. */
 	@Override
 	public boolean pause(String queue) {
-		QueueKeys k = this.template.keys(queue);
-		return Boolean.TRUE.equals(this.executor.redis().opsForValue().setIfAbsent(k.paused(), encodeAscii("1")));
+		boolean paused = false;
+		for (QueueKeys k : this.template.partitions(queue)) {
+			paused |= Boolean.TRUE.equals(this.executor.redis().opsForValue().setIfAbsent(k.paused(), encodeAscii("1")));
+		}
+		return paused;
 	}
 
+	/** Resumes every partition of a partitioned queue; true when one of them was paused. */
 	@Override
 	public boolean resume(String queue) {
-		QueueKeys k = this.template.keys(queue);
-		if (!Boolean.TRUE.equals(this.executor.redis().delete(k.paused()))) {
-			return false;
+		boolean resumed = false;
+		for (QueueKeys k : this.template.partitions(queue)) {
+			if (!Boolean.TRUE.equals(this.executor.redis().delete(k.paused()))) {
+				continue;
+			}
+			resumed = true;
+			if (k.partitionCount() > 1) {
+				// consumers of a partition wait for its announcements
+				this.executor.redis().convertAndSend(text(k.wakeChannel()), encodeAscii("1"));
+				continue;
+			}
+			// one wake-up for blocked consumers; the scripts keep at most a few pending
+			Long pending = this.executor.redis().opsForList().size(k.wake());
+			if (pending == null || pending < 8) {
+				this.executor.redis().opsForList().rightPush(k.wake(), encodeAscii("1"));
+			}
 		}
-		// one wake-up for blocked consumers; the scripts keep at most a few pending
-		Long pending = this.executor.redis().opsForList().size(k.wake());
-		if (pending == null || pending < 8) {
-			this.executor.redis().opsForList().rightPush(k.wake(), encodeAscii("1"));
-		}
-		return true;
+		return resumed;
 	}
 
 	@Override
 	public ReapResult reapOnce(String queue) {
+		ReapResult total = ReapResult.NONE;
+		for (QueueKeys k : this.template.partitions(queue)) {
+			total = total.plus(reapOnce(queue, k));
+		}
+		return total;
+	}
+
+	private ReapResult reapOnce(String queue, QueueKeys k) {
 		List<byte[]> args = List.of(encodeNumber(this.settings.reapBatch()),
 				encodeNumber(this.settings.completedRetention().toMillis()),
 				encodeNumber(this.settings.deadRetention().toMillis()));
-		List<Object> reply = this.executor.run(this.executor.scripts().reap(), this.template.keys(queue), args);
+		List<Object> reply = this.executor.run(this.executor.scripts().reap(), k, args);
 		ReapResult result = ScriptReplies.reapResult(reply);
 		if (ScriptReplies.asLong(reply.get(ScriptReplies.REAP_BATCHES_DONE)) > 0) {
-			this.template.forwardBatchCompletions(queue);
+			this.template.batches().forward(queue, k);
 		}
 		if (result.abandoned() > 0) {
 			logger.info("Took back {} jobs of queue '{}' held by workers whose heartbeat ran out", result.abandoned(),
@@ -306,9 +423,14 @@ public class QueueAdmin implements QueueAdminOperations {
 		return this.workers.workers();
 	}
 
-	private QueueScriptExecutor.ScriptCall inspectCall(String queue) {
-		return QueueScriptExecutor.ScriptCall.of(this.executor.scripts().inspect(), this.template.keys(queue),
-				List.of(EMPTY));
+	/** The inspect calls of every partition of a queue, in partition order. */
+	private List<QueueScriptExecutor.Command> inspectCalls(String queue) {
+		QueueKeys[] parts = this.template.partitions(queue);
+		List<QueueScriptExecutor.Command> calls = new ArrayList<>(parts.length);
+		for (QueueKeys k : parts) {
+			calls.add(QueueScriptExecutor.ScriptCall.of(this.executor.scripts().inspect(), k, List.of(EMPTY)));
+		}
+		return calls;
 	}
 
 	private byte[] registryKey() {

@@ -30,6 +30,16 @@ public interface QueueAdminOperations {
 	QueueCounts counts(String queue);
 
 	/**
+	 * The counts of each partition of a queue spread over partitions, in partition order; for a
+	 * queue of one partition, its counts alone.
+	 * @param queue the queue name
+	 * @return per partition, where its keys live and its counts
+	 */
+	default List<PartitionCounts> partitionCounts(String queue) {
+		return List.of(new PartitionCounts(queue, 0, "", 0, counts(queue)));
+	}
+
+	/**
 	 * Counts of many queues in one pipelined round trip (for health checks and gauges).
 	 * @param queues the queue names
 	 * @return counts by queue name, in the given order

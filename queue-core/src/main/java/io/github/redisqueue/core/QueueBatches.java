@@ -47,7 +47,7 @@ final class QueueBatches {
 			}
 		}
 		while (ScriptReplies.asLong(reply.get(1)) > 0);
-		this.completions.forward(queue);
+		this.completions.forward(queue, this.template.keysFor(queue, batchId));
 		return status(queue, batchId).orElseThrow(() -> QueueBatchException.missing(queue, batchId));
 	}
 
@@ -61,7 +61,7 @@ final class QueueBatches {
 			return List.of();
 		}
 		// each result is a key of its own (it expires by itself), all in the queue's slot
-		QueueKeys k = this.template.keys(queue);
+		QueueKeys k = this.template.keysFor(queue, batchId);
 		List<String> ids = reply.stream().map(ScriptReplies::text).toList();
 		List<byte[]> raw = this.template.executor().redis().opsForValue()
 			.multiGet(ids.stream().map((id) -> encodeUtf8(k.resultKey(id))).toList());
@@ -77,14 +77,14 @@ final class QueueBatches {
 	Batch open(String queue, @Nullable String id, int maxConcurrency, int priority,
 			@Nullable String completionQueue, @Nullable Object completionPayload, @Nullable Integer maxAttempts,
 			Map<String, String> headerValues) {
-		QueueKeys k = this.template.keys(queue);
+		QueueKeys k = (id != null) ? this.template.keysFor(queue, id) : this.template.keysForNew(queue, null);
 		this.template.register(k);
 		byte[] completion = (completionPayload != null) ? this.template.getSerializer().serialize(completionPayload) : new byte[0];
 		if (completion.length > this.template.getSettings().maxPayloadBytes()) {
 			throw new PayloadTooLargeException(String.valueOf(completionQueue), completion.length,
 					this.template.getSettings().maxPayloadBytes());
 		}
-		List<Object> reply = run(queue, "open", (id != null) ? id : "", encodeNumber(maxConcurrency),
+		List<Object> reply = run(k, "open", (id != null) ? id : "", encodeNumber(maxConcurrency),
 				encodeNumber(priority), encodeUtf8((completionQueue != null) ? completionQueue : ""), completion,
 				encodeNumber(this.template.getSettings().batchRetention().toMillis()),
 				encodeNumber((maxAttempts != null) ? maxAttempts : this.template.getSettings().defaultMaxAttempts()),
@@ -134,7 +134,7 @@ final class QueueBatches {
 					"Batch '" + batchId + "' of queue '" + queue + "' is " + state + ": only an open batch can be sealed");
 		}
 		if (BatchState.of(state).isFinished()) {
-			this.completions.forward(queue);
+			this.completions.forward(queue, this.template.keysFor(queue, batchId));
 		}
 		return status(queue, batchId).orElseThrow(() -> QueueBatchException.missing(queue, batchId));
 	}
@@ -149,26 +149,41 @@ final class QueueBatches {
 		args.add(encodeAscii("add"));
 		args.add(encodeUtf8(batchId));
 		args.addAll(more);
-		return durable.runBatchAdd(this.template.executor(), queue, batchId, this.template.keys(queue), args,
+		return durable.runBatchAdd(this.template.executor(), queue, batchId, this.template.keysFor(queue, batchId), args,
 				this.template.getEnqueueTimeout());
 	}
 
+	/** Runs an operation on one batch, in the partition that holds it. */
 	List<Object> run(String queue, String op, String batchId, byte[]... more) {
+		return run(this.template.keysFor(queue, batchId), op, batchId, more);
+	}
+
+	/** Runs an operation of the batch script in one partition of a queue. */
+	List<Object> run(QueueKeys k, String op, String batchId, byte[]... more) {
 		List<byte[]> args = new ArrayList<>(2 + more.length);
 		args.add(encodeAscii(op));
 		args.add(encodeUtf8(batchId));
 		Collections.addAll(args, more);
-		return this.template.executor().run(this.template.executor().scripts().batch(), this.template.keys(queue), args);
+		return this.template.executor().run(this.template.executor().scripts().batch(), k, args);
 	}
 
 	CompletableFuture<BatchStatus> watch(String queue, String batchId) {
-		this.template.keys(queue);
+		this.template.partitions(queue);
 		return this.completions.watch(queue, batchId);
 	}
 
-	/** Hand off the completion jobs of the queue's finished batches; see {@link BatchCompletions#forward}. */
+	/** Hand off the completion jobs of the finished batches of every partition of a queue. */
 	int forward(String queue) {
-		return this.completions.forward(queue);
+		int handed = 0;
+		for (QueueKeys k : this.template.partitions(queue)) {
+			handed += this.completions.forward(queue, k);
+		}
+		return handed;
+	}
+
+	/** Hand off the completion jobs of one partition's finished batches; see {@link BatchCompletions#forward}. */
+	int forward(String queue, QueueKeys k) {
+		return this.completions.forward(queue, k);
 	}
 
 	void stop() {

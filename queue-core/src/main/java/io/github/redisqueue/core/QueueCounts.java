@@ -1,7 +1,9 @@
 package io.github.redisqueue.core;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.Map;
+import java.util.TreeMap;
 
 import org.jspecify.annotations.Nullable;
 
@@ -34,6 +36,24 @@ public record QueueCounts(String queue, long ready, long delayed, long inFlight,
 	 */
 	public long pending() {
 		return this.ready + this.delayed + this.inFlight;
+	}
+
+	/**
+	 * The counts of two partitions of one queue together: states, totals and throughput summed,
+	 * paused when either is, the head age of the older head.
+	 * @param other the counts of another partition of the same queue
+	 * @return the sum
+	 */
+	public QueueCounts plus(QueueCounts other) {
+		Map<String, Long> sum = new TreeMap<>(this.totals);
+		other.totals.forEach((name, value) -> sum.merge(name, value, Long::sum));
+		Duration age = this.headAge;
+		if (other.headAge != null && (age == null || other.headAge.compareTo(age) > 0)) {
+			age = other.headAge;
+		}
+		return new QueueCounts(this.queue, this.ready + other.ready, this.delayed + other.delayed,
+				this.inFlight + other.inFlight, this.dead + other.dead, this.completed + other.completed,
+				this.paused || other.paused, Collections.unmodifiableMap(sum), age, this.throughput + other.throughput);
 	}
 
 	/** One running total, 0 when it never moved. */

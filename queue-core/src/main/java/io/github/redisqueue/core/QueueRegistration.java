@@ -33,10 +33,40 @@ final class QueueRegistration {
 			return;
 		}
 		checkLayout();
+		checkPartitions(k);
 		this.executor.redis()
 			.opsForSet()
 			.add(encodeUtf8(QueueKeys.registryKey(this.prefix)), encodeUtf8(k.queue()));
 		this.registered.add(k.queue());
+	}
+
+	/**
+	 * Refuses a queue whose partition count differs from the one recorded in Redis: its jobs would
+	 * sit in keys no one reads. The count of a partitioned queue is recorded when it is first used
+	 * (in the hash {@code <prefix>:partitions}); a queue of one partition records nothing, and one
+	 * that holds jobs cannot become partitioned.
+	 */
+	private void checkPartitions(QueueKeys k) {
+		byte[] key = encodeUtf8(QueueKeys.partitionsKey(this.prefix));
+		byte[] field = encodeUtf8(k.queue());
+		int count = k.partitionCount();
+		byte[] found = this.executor.redis().<byte[], byte[]>opsForHash().get(key, field);
+		if (found == null && count > 1) {
+			byte[] plainJobs = encodeUtf8(new QueueKeys(this.prefix, k.queue()).key("jobs"));
+			if (Boolean.TRUE.equals(this.executor.redis().hasKey(plainJobs))) {
+				throw new QueueException("Queue '" + k.queue() + "' holds jobs as a queue of one partition; it cannot be "
+						+ "spread over " + count + " partitions until they are done (or use another queue name)");
+			}
+			this.executor.redis().<byte[], byte[]>opsForHash().putIfAbsent(key, field, encodeAscii(Integer.toString(count)));
+			found = this.executor.redis().<byte[], byte[]>opsForHash().get(key, field);
+		}
+		int recorded = (found != null) ? Integer.parseInt(new String(found, StandardCharsets.US_ASCII)) : 1;
+		if (recorded != count) {
+			throw new QueueException("Queue '" + k.queue() + "' is spread over " + recorded + " partition(s) in Redis, "
+					+ "but this application configures " + count + " (queue.queues." + k.queue() + ".partitions): a queue "
+					+ "keeps its partition count for as long as it holds jobs; configure " + recorded + ", or drain the "
+					+ "queue and remove its field from the hash '" + QueueKeys.partitionsKey(this.prefix) + "'");
+		}
 	}
 
 	private void checkLayout() {

@@ -73,11 +73,86 @@ final class QueueScriptExecutor {
 
 	/**
 	 * Runs a script of one queue ({@code common.lua}: its keys, then the channel of finished
-	 * batches, an unused argument and {@code args}).
+	 * batches, the form of its job ids and {@code args}).
 	 */
 	List<Object> run(RedisScript<?> script, QueueKeys k, List<byte[]> args) {
 		List<Object> reply = eval(script, ReturnType.MULTI, k.scriptKeys(), queueArgs(k, args));
 		return (reply != null) ? reply : List.of();
+	}
+
+	/**
+	 * Runs a script once per queue partition, all calls at once: with Lettuce they go out together
+	 * on the shared connection (on a cluster, each to the master of its partition's slot), so the
+	 * calls cost one round trip; other drivers run them one after the other. A call Redis lost the
+	 * script for is run again as a plain EVAL, that call alone. Each call answers or fails on its
+	 * own: the outcome of call {@code i} is {@code replies[i]} or {@code failures[i]}.
+	 * @return per call, its reply or the failure it met
+	 */
+	Each runEach(RedisScript<?> script, List<QueueKeys> ks, List<List<byte[]>> args) {
+		int n = ks.size();
+		Object[] replies = new Object[n];
+		RuntimeException[] failures = new RuntimeException[n];
+		Boolean sent = withLettuce((async) -> {
+			List<RedisFuture<List<Object>>> futures = new ArrayList<>(n);
+			List<byte[][]> argvs = new ArrayList<>(n);
+			for (int i = 0; i < n; i++) {
+				byte[][] argv = queueArgs(ks.get(i), args.get(i)).toArray(byte[][]::new);
+				argvs.add(argv);
+				futures.add(async.evalsha(script.getSha1(), ScriptOutputType.MULTI,
+						ks.get(i).scriptKeys().toArray(byte[][]::new), argv));
+			}
+			Duration timeout = commandTimeout();
+			long deadline = System.nanoTime() + timeout.toNanos();
+			for (int i = 0; i < n; i++) {
+				try {
+					replies[i] = await(futures.get(i), deadline, timeout);
+				}
+				catch (RuntimeException ex) {
+					if (!isNoScript(ex)) {
+						failures[i] = ex;
+						continue;
+					}
+					try {
+						replies[i] = await(async.eval(encodeUtf8(script.getScriptAsString()), ScriptOutputType.MULTI,
+								ks.get(i).scriptKeys().toArray(byte[][]::new), argvs.get(i)), deadline, timeout);
+					}
+					catch (RuntimeException again) {
+						failures[i] = again;
+					}
+				}
+			}
+			return Boolean.TRUE;
+		});
+		if (sent == null) {
+			for (int i = 0; i < n; i++) {
+				try {
+					replies[i] = run(script, ks.get(i), args.get(i));
+				}
+				catch (RuntimeException ex) {
+					failures[i] = ex;
+				}
+			}
+		}
+		for (int i = 0; i < n; i++) {
+			if (failures[i] == null && replies[i] == null) {
+				replies[i] = List.of();
+			}
+		}
+		return new Each(replies, failures);
+	}
+
+	/**
+	 * The outcomes of {@link #runEach}: per call its reply (a list) or its failure.
+	 * @param replies the replies, {@code null} where the call failed
+	 * @param failures the failures, {@code null} where the call answered
+	 */
+	record Each(@Nullable Object[] replies, @Nullable RuntimeException[] failures) {
+
+		@SuppressWarnings("unchecked")
+		List<Object> reply(int i) {
+			return (List<Object>) this.replies[i];
+		}
+
 	}
 
 	/**
@@ -354,7 +429,7 @@ final class QueueScriptExecutor {
 	private static List<byte[]> queueArgs(QueueKeys k, List<byte[]> args) {
 		List<byte[]> argv = new ArrayList<>(args.size() + 2);
 		argv.add(k.channel());
-		argv.add(ScriptReplies.EMPTY);
+		argv.add(k.idForm());
 		argv.addAll(args);
 		return argv;
 	}

@@ -68,6 +68,9 @@ public final class QueueSettings {
 	/** How many jobs of one group run at once by default: one at a time, in order. */
 	public static final int DEFAULT_GROUP_CONCURRENCY = 1;
 
+	/** Most partitions of one queue. */
+	public static final int MAX_PARTITIONS = 64;
+
 	/** Most jobs of one batch or one group admitted at once: the largest cap. */
 	public static final int MAX_CONCURRENCY_CAP = 1000;
 
@@ -99,6 +102,8 @@ public final class QueueSettings {
 
 	private final Map<String, Integer> groupConcurrency;
 
+	private final Map<String, Integer> partitions;
+
 	private QueueSettings(Builder builder, String workerId) {
 		this.keyPrefix = builder.keyPrefix;
 		this.workerId = workerId;
@@ -114,6 +119,9 @@ public final class QueueSettings {
 		this.batchRetention = builder.batchRetention;
 		this.defaultGroupConcurrency = builder.defaultGroupConcurrency;
 		this.groupConcurrency = Map.copyOf(builder.groupConcurrency);
+		Map<String, Integer> partitioned = new HashMap<>(builder.partitions);
+		partitioned.values().removeIf((value) -> value == 1);
+		this.partitions = Map.copyOf(partitioned);
 	}
 
 	/**
@@ -152,6 +160,7 @@ public final class QueueSettings {
 		builder.batchRetention = this.batchRetention;
 		builder.defaultGroupConcurrency = this.defaultGroupConcurrency;
 		builder.groupConcurrency.putAll(this.groupConcurrency);
+		builder.partitions.putAll(this.partitions);
 		return builder;
 	}
 
@@ -187,6 +196,26 @@ public final class QueueSettings {
 	 */
 	public int groupConcurrency(String queue) {
 		return this.groupConcurrency.getOrDefault(queue, this.defaultGroupConcurrency);
+	}
+
+	/**
+	 * Over how many partitions a queue is spread: each partition is a queue of its own keys, with
+	 * its own hash tag, so that on a Redis Cluster the partitions of one queue sit on different
+	 * masters. Producers and consumers of a queue must agree on it; it is recorded in Redis when
+	 * the queue is first used, and a template configured otherwise is refused.
+	 * @param queue the queue name
+	 * @return the partitions of that queue, 1 when it has no setting
+	 */
+	public int partitions(String queue) {
+		return this.partitions.getOrDefault(queue, 1);
+	}
+
+	/**
+	 * The queues spread over more than one partition, with their partition counts.
+	 * @return queue name to partition count
+	 */
+	public Map<String, Integer> partitionedQueues() {
+		return this.partitions;
 	}
 
 	/**
@@ -320,7 +349,7 @@ public final class QueueSettings {
 				&& this.resultRetention.equals(that.resultRetention) && this.maxResultBytes == that.maxResultBytes
 				&& this.batchRetention.equals(that.batchRetention)
 				&& this.defaultGroupConcurrency == that.defaultGroupConcurrency
-				&& this.groupConcurrency.equals(that.groupConcurrency);
+				&& this.groupConcurrency.equals(that.groupConcurrency) && this.partitions.equals(that.partitions);
 	}
 
 	@Override
@@ -328,7 +357,7 @@ public final class QueueSettings {
 		return Objects.hash(this.keyPrefix, this.workerId, this.maxPayloadBytes, this.defaultMaxAttempts,
 				this.completedRetention, this.deadRetention, this.reclaimBatch, this.reapBatch, this.enqueueChunk,
 				this.resultRetention, this.maxResultBytes, this.batchRetention, this.defaultGroupConcurrency,
-				this.groupConcurrency);
+				this.groupConcurrency, this.partitions);
 	}
 
 	@Override
@@ -339,7 +368,7 @@ public final class QueueSettings {
 				+ this.reclaimBatch + ", reapBatch=" + this.reapBatch + ", enqueueChunk=" + this.enqueueChunk
 				+ ", resultRetention=" + this.resultRetention + ", maxResultBytes=" + this.maxResultBytes
 				+ ", batchRetention=" + this.batchRetention + ", defaultGroupConcurrency=" + this.defaultGroupConcurrency
-				+ ", groupConcurrency=" + this.groupConcurrency + "]";
+				+ ", groupConcurrency=" + this.groupConcurrency + ", partitions=" + this.partitions + "]";
 	}
 
 	/**
@@ -375,6 +404,8 @@ public final class QueueSettings {
 		private int defaultGroupConcurrency = DEFAULT_GROUP_CONCURRENCY;
 
 		private final Map<String, Integer> groupConcurrency = new HashMap<>();
+
+		private final Map<String, Integer> partitions = new HashMap<>();
 
 		private Builder() {
 		}
@@ -526,6 +557,18 @@ public final class QueueSettings {
 		}
 
 		/**
+		 * Spread the given queue over {@code partitions} partitions, from 1 (not partitioned) to
+		 * {@value QueueSettings#MAX_PARTITIONS}. See {@link QueueSettings#partitions(String)}.
+		 * @param queue the queue name
+		 * @param partitions the partition count
+		 * @return this builder
+		 */
+		public Builder partitions(String queue, int partitions) {
+			this.partitions.put(QueueNames.validate(Objects.requireNonNull(queue, "queue")), partitions);
+			return this;
+		}
+
+		/**
 		 * The settings.
 		 * @return the settings
 		 * @throws IllegalArgumentException if a value breaks its rule
@@ -557,6 +600,12 @@ public final class QueueSettings {
 			atMost("Batch retention", this.batchRetention);
 			cap("Default group concurrency", this.defaultGroupConcurrency);
 			this.groupConcurrency.forEach((queue, value) -> cap("Group concurrency of queue '" + queue + "'", value));
+			this.partitions.forEach((queue, value) -> {
+				if (value < 1 || value > MAX_PARTITIONS) {
+					throw new IllegalArgumentException("Partitions " + value + " of queue '" + queue
+							+ "' are out of range: they must be from 1 to " + MAX_PARTITIONS);
+				}
+			});
 			return new QueueSettings(this, workerId);
 		}
 

@@ -1,17 +1,23 @@
 package io.github.redisqueue.core;
 
 import java.lang.reflect.Type;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
+import java.util.zip.CRC32;
 
 import io.github.redisqueue.QueueException;
 import io.github.redisqueue.support.converter.JacksonJobSerializer;
@@ -87,6 +93,20 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 
 	private final ConcurrentMap<String, QueueKeys> keys = new ConcurrentHashMap<>();
 
+	private final ConcurrentMap<String, QueueKeys[]> partitionKeys = new ConcurrentHashMap<>();
+
+	// per partitioned queue, the partition whose turn it is (enqueues without a routing key,
+	// batches without an id, reserves)
+	private final ConcurrentMap<String, AtomicInteger> turns = new ConcurrentHashMap<>();
+
+	private final QueueWakeups wakeups;
+
+	// per partitioned queue, the partitions that failed to answer its last reserve
+	private final ConcurrentMap<String, Set<String>> silentPartitions = new ConcurrentHashMap<>();
+
+	// per partition that failed to answer a reserve, until when (System.nanoTime) reserves leave it out
+	private final ConcurrentMap<String, Long> skippedPartitions = new ConcurrentHashMap<>();
+
 	private final QueueRegistration registry;
 
 	private volatile JobEvents events = JobEvents.NONE;
@@ -135,6 +155,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		this.settings = settings;
 		this.executor = new QueueScriptExecutor(connectionFactory, scripts);
 		this.registry = new QueueRegistration(this.executor, settings.keyPrefix());
+		this.wakeups = new QueueWakeups(connectionFactory);
 	}
 
 	/** The connection factory the template uses. */
@@ -206,11 +227,97 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		return this.serializer;
 	}
 
-	/** The keys of one queue (validates the name). */
+	/**
+	 * The keys of one queue of one partition (validates the name); a partitioned queue has no such
+	 * keys, see {@link #partitions(String)}.
+	 */
 	QueueKeys keys(String queue) {
 		QueueKeys existing = this.keys.get(queue);
-		return (existing != null) ? existing
-				: this.keys.computeIfAbsent(queue, (name) -> new QueueKeys(this.settings.keyPrefix(), name));
+		if (existing != null) {
+			return existing;
+		}
+		if (this.settings.partitions(queue) > 1) {
+			throw new IllegalStateException("Queue '" + queue + "' is spread over " + this.settings.partitions(queue)
+					+ " partitions: a call on it must name a partition");
+		}
+		return this.keys.computeIfAbsent(queue, (name) -> new QueueKeys(this.settings.keyPrefix(), name));
+	}
+
+	/**
+	 * The keys of every partition of a queue, in partition order (validates the name); one for a
+	 * queue that is not partitioned.
+	 */
+	QueueKeys[] partitions(String queue) {
+		QueueKeys[] existing = this.partitionKeys.get(queue);
+		if (existing != null) {
+			return existing;
+		}
+		int count = this.settings.partitions(queue);
+		return this.partitionKeys.computeIfAbsent(queue, (name) -> {
+			QueueKeys[] parts = new QueueKeys[count];
+			for (int i = 0; i < count; i++) {
+				parts[i] = (count == 1) ? keys(name) : new QueueKeys(this.settings.keyPrefix(), name, i, count);
+			}
+			return parts;
+		});
+	}
+
+	/**
+	 * The names of a queue's partitions ({@code queue~index}), in partition order; the queue's own
+	 * name alone when it is not partitioned.
+	 * @param queue the queue name
+	 * @return the partition names
+	 */
+	public List<String> partitionNames(String queue) {
+		return Arrays.stream(partitions(queue)).map(QueueKeys::name).toList();
+	}
+
+	/** The keys of the partition that holds the job or batch with the given id. */
+	QueueKeys keysFor(String queue, String id) {
+		QueueKeys[] parts = partitions(queue);
+		return (parts.length == 1) ? parts[0] : parts[partitionOfId(id, parts.length)];
+	}
+
+	/**
+	 * The keys of the partition a new job or batch goes to: the partition of its routing key, or
+	 * the next partition in turn.
+	 */
+	QueueKeys keysForNew(String queue, @Nullable String routingKey) {
+		QueueKeys[] parts = partitions(queue);
+		if (parts.length == 1) {
+			return parts[0];
+		}
+		return parts[(routingKey != null) ? partitionOfKey(routingKey, parts.length) : nextTurn(queue, parts.length)];
+	}
+
+	private int nextTurn(String queue, int count) {
+		return Math.floorMod(this.turns.computeIfAbsent(queue, (name) -> new AtomicInteger()).getAndIncrement(), count);
+	}
+
+	/**
+	 * The partition of a job or batch id: a partition's ids are its index modulo the partition
+	 * count; other ids (batch ids a caller chose) by their hash, as routing keys.
+	 */
+	static int partitionOfId(String id, int count) {
+		int length = id.length();
+		if (length > 0 && length <= 18) {
+			boolean digits = true;
+			for (int i = 0; i < length && digits; i++) {
+				char c = id.charAt(i);
+				digits = c >= '0' && c <= '9';
+			}
+			if (digits) {
+				return (int) (Long.parseLong(id) % count);
+			}
+		}
+		return partitionOfKey(id, count);
+	}
+
+	/** The partition of a routing key: the CRC-32 of its UTF-8 bytes modulo the partition count. */
+	static int partitionOfKey(String key, int count) {
+		CRC32 crc = new CRC32();
+		crc.update(key.getBytes(StandardCharsets.UTF_8));
+		return (int) (crc.getValue() % count);
 	}
 
 	@Override
@@ -220,7 +327,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 
 	@Override
 	public List<EnqueueResult> enqueueAll(String queue, Collection<?> payloads, JobOptions options) {
-		QueueKeys k = keys(queue);
+		partitions(queue);
 		if (payloads.isEmpty()) {
 			return List.of();
 		}
@@ -230,7 +337,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		}
 		List<byte[]> serialized = serializePayloads(queue, payloads);
 		if (this.observationRegistry.isNoop()) {
-			return enqueueSerialized(queue, k, serialized, options, options.getHeaders());
+			return enqueueSerialized(queue, serialized, options, options.getHeaders());
 		}
 		Observation observation = QueueObservation.ENQUEUE.observation(this.enqueueConvention,
 				QueueEnqueueObservationConvention.DEFAULT,
@@ -239,7 +346,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		try (Observation.Scope scope = observation.openScope()) {
 			Map<String, String> headers = (observation.getContext() instanceof QueueEnqueueContext context)
 					? context.getHeaders() : options.getHeaders();
-			return enqueueSerialized(queue, k, serialized, options, headers);
+			return enqueueSerialized(queue, serialized, options, headers);
 		}
 		catch (RuntimeException ex) {
 			observation.error(ex);
@@ -266,8 +373,31 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		return serialized;
 	}
 
-	List<EnqueueResult> enqueueSerialized(String queue, QueueKeys k, List<byte[]> serialized,
-			JobOptions options, Map<String, String> headerValues) {
+	/**
+	 * Enqueue serialized payloads: to the queue, or for a partitioned queue to the partition of the
+	 * options' routing key, or else spread over the partitions in runs of equal length, starting
+	 * with the partition whose turn it is.
+	 */
+	List<EnqueueResult> enqueueSerialized(String queue, List<byte[]> serialized, JobOptions options,
+			Map<String, String> headerValues) {
+		QueueKeys[] parts = partitions(queue);
+		if (parts.length == 1 || options.routingKey() != null || serialized.size() == 1) {
+			return enqueueOn(queue, keysForNew(queue, options.routingKey()), serialized, options, headerValues);
+		}
+		int first = nextTurn(queue, parts.length);
+		int runs = Math.min(parts.length, serialized.size());
+		List<EnqueueResult> results = new ArrayList<>(serialized.size());
+		for (int run = 0; run < runs; run++) {
+			int from = (int) ((long) serialized.size() * run / runs);
+			int to = (int) ((long) serialized.size() * (run + 1) / runs);
+			results.addAll(enqueueOn(queue, parts[(first + run) % parts.length], serialized.subList(from, to), options,
+					headerValues));
+		}
+		return results;
+	}
+
+	private List<EnqueueResult> enqueueOn(String queue, QueueKeys k, List<byte[]> serialized, JobOptions options,
+			Map<String, String> headerValues) {
 		register(k);
 		byte[][] shared = ScriptReplies.jobOptionArgs(options, this.settings.defaultMaxAttempts(),
 				this.settings.groupConcurrency(queue));
@@ -338,7 +468,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	@Override
 	public Reservation reserveBatch(String queue, int max, Duration lease, String workerId,
 			Collection<JobRef> completions, int maxAttempts, int startNow) {
-		QueueKeys k = keys(queue);
+		QueueKeys[] parts = partitions(queue);
 		if (maxAttempts < 0 || maxAttempts > JobOptions.MAX_ATTEMPTS_LIMIT) {
 			throw new IllegalArgumentException("Max attempts " + maxAttempts + " is out of range: it must be from 1 to "
 					+ JobOptions.MAX_ATTEMPTS_LIMIT + ", or 0 for the job's own");
@@ -348,24 +478,75 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 					"Reserve count " + max + " is out of range: it must be from 1 to " + MAX_RESERVE);
 		}
 		checkLease(lease);
+		Reservation reservation;
+		if (parts.length == 1) {
+			ScriptReplies.ReserveReply reply = ScriptReplies.reservation(queue, this.executor
+				.run(this.executor.scripts().reserve(), parts[0], reserveArgs(max, lease, workerId, completions,
+						maxAttempts, startNow)), (raw) -> headers(queue, raw));
+			reservation = reserved(queue, parts[0], reply);
+		}
+		else {
+			register(parts[0]);
+			reservation = new PartitionedReserve(this, queue, parts, nextTurn(queue, parts.length))
+				.reserve(max, lease, workerId, completions, maxAttempts, startNow);
+		}
+		record(queue, JobOutcome.COMPLETED,
+				completions.size() - reservation.refusedCompletions() - reservation.missingCompletions());
+		record(queue, JobOutcome.REAPED, reservation.reclaimed());
+		record(queue, JobOutcome.EXPIRED, reservation.expired());
+		return reservation;
+	}
+
+	/** The arguments of one reserve call. */
+	List<byte[]> reserveArgs(int max, Duration lease, String workerId, Collection<JobRef> completions,
+			int maxAttempts, int startNow) {
 		List<byte[]> args = new ArrayList<>(8 + completions.size() * 2);
 		Collections.addAll(args, encodeNumber(max), encodeNumber(lease.toMillis()), encodeUtf8(workerId),
 				encodeNumber(this.settings.reclaimBatch()), encodeNumber(this.settings.reapBatch()),
 				encodeNumber(this.settings.completedRetention().toMillis()), encodeNumber(maxAttempts),
 				encodeNumber(Math.max(0, startNow)));
 		ScriptReplies.addRefs(args, completions);
-		ScriptReplies.ReserveReply reply = ScriptReplies.reservation(queue,
-				this.executor.run(this.executor.scripts().reserve(), k, args), (raw) -> headers(queue, raw));
+		return args;
+	}
+
+	/**
+	 * Records which partitions of a queue did not answer its last reserve.
+	 * @return whether that differs from the reserve before, so worth a log line
+	 */
+	boolean partitionsSilent(String queue, Set<String> silent) {
+		Set<String> before = this.silentPartitions.put(queue, silent);
+		boolean changed = !silent.equals((before != null) ? before : Set.of());
+		if (changed && silent.isEmpty() && before != null) {
+			logger.info("Partitions {} of queue '{}' answer again", before, queue);
+		}
+		return changed;
+	}
+
+	/** Leave a partition that failed to answer out of reserves for the given time. */
+	void skipPartition(QueueKeys k, Duration time) {
+		this.skippedPartitions.put(k.name(), System.nanoTime() + time.toNanos());
+	}
+
+	/** Whether reserves leave the partition out now. */
+	boolean partitionSkipped(QueueKeys k) {
+		Long until = this.skippedPartitions.get(k.name());
+		if (until == null) {
+			return false;
+		}
+		if (System.nanoTime() - until >= 0) {
+			this.skippedPartitions.remove(k.name(), until);
+			return false;
+		}
+		return true;
+	}
+
+	/** Reports the waits of a partition's reserve and hands off its finished batches. */
+	Reservation reserved(String queue, QueueKeys k, ScriptReplies.ReserveReply reply) {
 		reply.waits().forEach((wait) -> waited(queue, wait));
 		if (reply.batchesDone() > 0) {
-			this.batches.forward(queue);
+			this.batches.forward(queue, k);
 		}
-		Reservation reservation = reply.reservation();
-		record(queue, JobOutcome.COMPLETED,
-				completions.size() - reservation.refusedCompletions() - reservation.missingCompletions());
-		record(queue, JobOutcome.REAPED, reservation.reclaimed());
-		record(queue, JobOutcome.EXPIRED, reservation.expired());
-		return reservation;
+		return reply.reservation();
 	}
 
 	@Override
@@ -380,14 +561,48 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 
 	@Override
 	public List<AckResult> completeAll(String queue, Collection<JobRef> jobs) {
-		List<Object> reply = this.executor.run(this.executor.scripts().complete(), keys(queue),
-				ScriptReplies.refArgs(encodeNumber(this.settings.completedRetention().toMillis()), jobs));
-		List<?> codes = ScriptReplies.completeCodes(reply);
-		record(queue, JobOutcome.COMPLETED, ScriptReplies.acknowledged(codes));
-		if (ScriptReplies.completeBatchesDone(reply) > 0) {
-			this.batches.forward(queue);
+		return byPartition(queue, jobs, (k, refs) -> {
+			List<Object> reply = this.executor.run(this.executor.scripts().complete(), k,
+					ScriptReplies.refArgs(encodeNumber(this.settings.completedRetention().toMillis()), refs));
+			List<?> codes = ScriptReplies.completeCodes(reply);
+			record(queue, JobOutcome.COMPLETED, ScriptReplies.acknowledged(codes));
+			if (ScriptReplies.completeBatchesDone(reply) > 0) {
+				this.batches.forward(queue, k);
+			}
+			return ScriptReplies.ackResults(codes);
+		});
+	}
+
+	/**
+	 * Runs {@code call} once per partition that holds some of the jobs, with those jobs, and
+	 * returns the results in the order of {@code jobs}.
+	 */
+	private <R> List<R> byPartition(String queue, Collection<JobRef> jobs,
+			BiFunction<QueueKeys, Collection<JobRef>, List<R>> call) {
+		QueueKeys[] parts = partitions(queue);
+		if (parts.length == 1) {
+			return call.apply(parts[0], jobs);
 		}
-		return ScriptReplies.ackResults(codes);
+		List<JobRef> all = List.copyOf(jobs);
+		List<List<Integer>> positions = new ArrayList<>(parts.length);
+		for (int p = 0; p < parts.length; p++) {
+			positions.add(new ArrayList<>());
+		}
+		for (int i = 0; i < all.size(); i++) {
+			positions.get(partitionOfId(all.get(i).id(), parts.length)).add(i);
+		}
+		List<R> results = new ArrayList<>(Collections.nCopies(all.size(), null));
+		for (int p = 0; p < parts.length; p++) {
+			List<Integer> at = positions.get(p);
+			if (at.isEmpty()) {
+				continue;
+			}
+			List<R> answers = call.apply(parts[p], at.stream().map(all::get).toList());
+			for (int j = 0; j < at.size(); j++) {
+				results.set(at.get(j), answers.get(j));
+			}
+		}
+		return results;
 	}
 
 	@Override
@@ -404,7 +619,8 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	}
 
 	private FailResult fail(String queue, JobRef job, String error, byte[] mode, long delayMs) {
-		List<Object> reply = this.executor.run(this.executor.scripts().fail(), keys(queue),
+		QueueKeys k = keysFor(queue, job.id());
+		List<Object> reply = this.executor.run(this.executor.scripts().fail(), k,
 				List.of(encodeUtf8(job.id()), encodeNumber(job.token()), encodeUtf8(error), mode, encodeNumber(delayMs)));
 		FailResult result = ScriptReplies.failResult(reply);
 		if (result == FailResult.RETRY_SCHEDULED) {
@@ -413,7 +629,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		else if (result == FailResult.DEAD_LETTERED) {
 			record(queue, JobOutcome.DEAD_LETTERED, 1);
 			if (ScriptReplies.failBatchesDone(reply)) {
-				this.batches.forward(queue);
+				this.batches.forward(queue, k);
 			}
 		}
 		return result;
@@ -427,9 +643,8 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	@Override
 	public List<ExtendResult> extendAll(String queue, Collection<JobRef> jobs, Duration lease) {
 		checkLease(lease);
-		List<Object> reply = this.executor.run(this.executor.scripts().extend(), keys(queue),
-				ScriptReplies.refArgs(encodeNumber(lease.toMillis()), jobs));
-		return ScriptReplies.extendResults(reply);
+		return byPartition(queue, jobs, (k, refs) -> ScriptReplies.extendResults(this.executor
+			.run(this.executor.scripts().extend(), k, ScriptReplies.refArgs(encodeNumber(lease.toMillis()), refs))));
 	}
 
 	@Override
@@ -444,9 +659,8 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 
 	@Override
 	public List<AckResult> releaseAll(String queue, Collection<JobRef> jobs, boolean started) {
-		List<Object> reply = this.executor.run(this.executor.scripts().release(), keys(queue),
-				ScriptReplies.refArgs(started ? STARTED : UNSTARTED, jobs));
-		return ScriptReplies.ackResults(reply);
+		return byPartition(queue, jobs, (k, refs) -> ScriptReplies.ackResults(this.executor
+			.run(this.executor.scripts().release(), k, ScriptReplies.refArgs(started ? STARTED : UNSTARTED, refs))));
 	}
 
 	@Override
@@ -454,29 +668,30 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		if (workerId.isEmpty()) {
 			throw new IllegalArgumentException("Worker id must not be empty");
 		}
-		QueueKeys k = keys(queue);
-		// one bounded slice of the in-flight set per call, so Redis serves others in between
 		long total = 0;
-		long cursor = 0;
-		do {
-			ScriptReplies.WorkerReleaseReply reply = ScriptReplies.workerRelease(this.executor
-				.run(this.executor.scripts().release(), k, List.of(WORKER, encodeUtf8(workerId), encodeNumber(cursor))));
-			total += reply.taken();
-			cursor = reply.cursor();
+		for (QueueKeys k : partitions(queue)) {
+			// one bounded slice of the in-flight set per call, so Redis serves others in between
+			long cursor = 0;
+			do {
+				ScriptReplies.WorkerReleaseReply reply = ScriptReplies.workerRelease(this.executor.run(
+						this.executor.scripts().release(), k, List.of(WORKER, encodeUtf8(workerId), encodeNumber(cursor))));
+				total += reply.taken();
+				cursor = reply.cursor();
+			}
+			while (cursor > 0);
 		}
-		while (cursor > 0);
 		return (int) total;
 	}
 
 	@Override
 	public BatchBuilder batch(String queue) {
-		keys(queue);
+		partitions(queue);
 		return new BatchBuilder(this.batches, queue);
 	}
 
 	@Override
 	public Batch batch(String queue, String batchId) {
-		keys(queue);
+		partitions(queue);
 		return new Batch(this.batches, queue, batchId);
 	}
 
@@ -524,6 +739,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	@Override
 	public void destroy() {
 		this.batches.stop();
+		this.wakeups.stop();
 	}
 
 	/**
@@ -532,7 +748,11 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	 * @return the waiter; close it when the loop ends
 	 */
 	public QueueWaiter openWaiter(String queue) {
-		return new QueueWaiter(this.connectionFactory, keys(queue));
+		QueueKeys[] parts = partitions(queue);
+		if (parts.length == 1) {
+			return new ListWaiter(this.connectionFactory, parts[0]);
+		}
+		return this.wakeups.open(parts);
 	}
 
 	/** Load every script into the Redis script cache now instead of on first use. */

@@ -21,9 +21,28 @@ import org.jspecify.annotations.Nullable;
  * or purged already, or Redis lost it)
  * @param serverTime the Redis server clock when the call ran; compare {@code nextDue} with it, not
  * with this JVM's clock
+ * @param unsentCompletions completions sent with the call whose fate is unknown, because the
+ * partition holding their jobs did not answer while the other partitions of a partitioned queue
+ * did: send them again with a later call (a recorded one then comes back as missing); always
+ * empty for a queue of one partition, whose call fails as a whole
  * @since 0.1.0
  */
 public record Reservation(List<ReservedJob> jobs, @Nullable Instant nextDue, int reclaimed, int expired,
-		int refusedCompletions, int missingCompletions, Instant serverTime) {
+		int refusedCompletions, int missingCompletions, Instant serverTime, List<JobRef> unsentCompletions) {
+
+	/**
+	 * A reservation whose completions were all answered.
+	 * @param jobs the reserved jobs
+	 * @param nextDue due time of the earliest delayed job, or {@code null}
+	 * @param reclaimed expired leases returned to the queue
+	 * @param expired jobs dead-lettered because they expired
+	 * @param refusedCompletions completions refused as stale
+	 * @param missingCompletions completions that found nothing to do
+	 * @param serverTime the Redis server clock
+	 */
+	public Reservation(List<ReservedJob> jobs, @Nullable Instant nextDue, int reclaimed, int expired,
+			int refusedCompletions, int missingCompletions, Instant serverTime) {
+		this(jobs, nextDue, reclaimed, expired, refusedCompletions, missingCompletions, serverTime, List.of());
+	}
 
 }

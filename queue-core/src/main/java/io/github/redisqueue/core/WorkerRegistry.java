@@ -17,7 +17,7 @@ final class WorkerRegistry {
 
 	private final QueueScriptExecutor executor;
 
-	private final Function<String, QueueKeys> keys;
+	private final Function<String, QueueKeys[]> keys;
 
 	private final byte[] workersKey;
 
@@ -25,7 +25,7 @@ final class WorkerRegistry {
 
 	private final byte[] infoKey;
 
-	WorkerRegistry(QueueScriptExecutor executor, String prefix, Function<String, QueueKeys> keys) {
+	WorkerRegistry(QueueScriptExecutor executor, String prefix, Function<String, QueueKeys[]> keys) {
 		this.executor = executor;
 		this.keys = keys;
 		this.workersKey = encodeUtf8(QueueKeys.workersKey(prefix));
@@ -42,14 +42,18 @@ final class WorkerRegistry {
 		double deadline = ((now != null) ? now : System.currentTimeMillis()) + timeToLive.toMillis();
 		byte[] id = encodeUtf8(worker.id());
 		for (String queue : worker.queues()) {
-			this.executor.redis().opsForZSet().add(this.keys.apply(queue).live(), id, deadline);
+			for (QueueKeys k : this.keys.apply(queue)) {
+				this.executor.redis().opsForZSet().add(k.live(), id, deadline);
+			}
 		}
 	}
 
 	void leave(WorkerInfo worker) {
 		byte[] id = encodeUtf8(worker.id());
 		for (String queue : worker.queues()) {
-			this.executor.redis().opsForZSet().remove(this.keys.apply(queue).live(), (Object) id);
+			for (QueueKeys k : this.keys.apply(queue)) {
+				this.executor.redis().opsForZSet().remove(k.live(), (Object) id);
+			}
 		}
 		// a time to live of 0 deletes the worker's entry
 		this.executor.runForNumber(this.executor.scripts().heartbeat(), heartbeatKeys(worker),

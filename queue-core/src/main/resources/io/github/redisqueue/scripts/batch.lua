@@ -58,7 +58,7 @@ if op == 'open' then
   if bid == '' then
     -- a new id from the sequence, past ids that callers gave their batches
     for _ = 1, 10 do
-      bid = int(redis.call('INCR', K_SEQ))
+      bid = int(next_seq())
       bk = gate_id('b', bid)
       if not rexists(K_GATES, bk) then
         break
@@ -85,18 +85,18 @@ if op == 'add' then
     return {0, b[1] or 'missing'}
   end
   local n = tonumber(ARGV[5])
-  if (tonumber(redis.call('GET', K_SEQ)) or 0) + n > MAX_SEQ then
+  if seq_exhausted(n) then
     return redis.error_reply('ERR queue sequence exhausted: a queue takes at most ' .. int(MAX_SEQ) .. ' jobs')
   end
   -- one range of ids from the sequence, unless the counter fell behind existing jobs
   local last = redis.call('INCRBY', K_SEQ, n)
-  local per_id = redis.call('HEXISTS', K_JOBS, int(last - n + 1)) == 1
-    or redis.call('HEXISTS', K_JOBS, int(last)) == 1
+  local per_id = redis.call('HEXISTS', K_JOBS, int(seq_id(last - n + 1))) == 1
+    or redis.call('HEXISTS', K_JOBS, int(seq_id(last))) == 1
   local out = {1, 0}
   local members = {}
   local enqueued_at = num(now)
   for i = 1, n do
-    local id = per_id and int(new_id()) or int(last - n + i)
+    local id = per_id and int(new_id()) or int(seq_id(last - n + i))
     local r = blank(K_JOBS)
     r[J.state], r[J.headers], r[J.priority], r[J.score], r[J.batch] = 'waiting', b[4], b[2], '0', bid
     r[J.attempts], r[J.maxAttempts], r[J.token], r[J.enqueuedAt] = '0', b[3], '0', enqueued_at

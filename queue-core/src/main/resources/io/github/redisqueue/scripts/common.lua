@@ -27,7 +27,8 @@
 --  22 batches:until  sorted set, batch id -> when the record of a finished batch lapses (ms)
 -- Scripts that take more keys (enqueue: idempotency keys) find them from KEYS[23] on.
 -- ARGV[1] is the pub/sub channel on which the ids of finished batches are published, ARGV[2] is
--- unused; the script's own arguments start at ARGV[3].
+-- empty for a queue of one partition and 'count:index' for a partition of a partitioned queue;
+-- the script's own arguments start at ARGV[3].
 --
 -- Rules every script keeps: it validates what it reads before it writes (Redis keeps the writes a
 -- script made before an error), a job record with a missing or non-numeric field is dead-lettered
@@ -38,6 +39,17 @@ local K_WOKEN, K_LIVE, K_JOBS, K_PAYLOADS = KEYS[11], KEYS[12], KEYS[13], KEYS[1
 local K_UNIQUE, K_UNIQUE_UNTIL, K_BATCHES, K_BATCHES_DONE = KEYS[15], KEYS[16], KEYS[17], KEYS[18]
 local K_GATES, K_GATE_WAIT, K_BATCH_JOBS, K_BATCHES_UNTIL = KEYS[19], KEYS[20], KEYS[21], KEYS[22]
 local CHANNEL = ARGV[1]
+-- a partition's ids and ready order: sequence x ID_STEP + ID_OFFSET, so that a job id names its
+-- partition (id modulo the partition count) and ids never repeat across partitions
+local ID_STEP, ID_OFFSET = 1, 0
+do
+  local step, offset = string.match(ARGV[2] or '', '^(%d+):(%d+)$')
+  if step then
+    ID_STEP, ID_OFFSET = tonumber(step), tonumber(offset)
+  end
+end
+-- consumers of a partitioned queue wait on pub/sub instead of blocking on K_WAKE
+local PARTITIONED = ID_STEP > 1
 local FIXED_KEYS = 22
 -- most jobs one batch or group may have admitted (within its cap) at once
 local MAX_GATE_CAP = 1000
@@ -201,17 +213,31 @@ end
 
 -- the next free id: the counter, or past it when the counter fell behind existing jobs (it was
 -- lost, say by eviction), so that no job record is ever overwritten
+local function seq_id(seq)
+  return seq * ID_STEP + ID_OFFSET
+end
+
+-- the next number of the sequence, in the id space (orders a job that returns to ready)
+local function next_seq()
+  return seq_id(redis.call('INCR', K_SEQ))
+end
+
+-- whether taking n more numbers of the sequence would pass the largest id
+local function seq_exhausted(n)
+  return seq_id((tonumber(redis.call('GET', K_SEQ)) or 0) + n) > MAX_SEQ
+end
+
 local function new_id()
   local seq = redis.call('INCR', K_SEQ)
-  if redis.call('HEXISTS', K_JOBS, int(seq)) == 0 then
-    return seq
+  if redis.call('HEXISTS', K_JOBS, int(seq_id(seq))) == 0 then
+    return seq_id(seq)
   end
   local step = 1
   for _ = 1, 62 do
     seq = seq + step
-    if redis.call('HEXISTS', K_JOBS, int(seq)) == 0 then
+    if redis.call('HEXISTS', K_JOBS, int(seq_id(seq))) == 0 then
       redis.call('SET', K_SEQ, int(seq))
-      return seq
+      return seq_id(seq)
     end
     step = step * 2
   end
@@ -263,6 +289,14 @@ local function wake(count)
     return
   end
   local pending = redis.call('LLEN', K_WAKE)
+  if PARTITIONED then
+    -- one announcement until the next reserve of the partition clears it
+    if pending == 0 then
+      redis.call('RPUSH', K_WAKE, '1')
+      redis.call('PUBLISH', K_WAKE, '1')
+    end
+    return
+  end
   local add = math.min(count, WAKE_CAP - pending)
   for _ = 1, add do
     redis.call('RPUSH', K_WAKE, '1')
@@ -415,7 +449,7 @@ local function admit(gk, kind, name, g, now)
     if state then
       -- a batch's sub-job is not read first: a damaged or deleted one is caught by the reserve
       -- that pops it (a job record without its numeric fields is dead-lettered there)
-      local score = ready_score(priority, redis.call('INCR', K_SEQ))
+      local score = ready_score(priority, next_seq())
       jset(id, 'state', 'ready', 'score', score, 'readyAt', now, kind, name)
       redis.call('ZADD', K_READY, score, id)
       if expire_at > 0 then
@@ -616,7 +650,7 @@ local function promote(now, limit)
         expire(id, now)
         expired = expired + 1
       else
-        local score = ready_score(tonumber(f[2]), redis.call('INCR', K_SEQ))
+        local score = ready_score(tonumber(f[2]), next_seq())
         jset(id, 'state', 'ready', 'score', score)
         redis.call('ZADD', K_READY, score, id)
         promoted = promoted + 1

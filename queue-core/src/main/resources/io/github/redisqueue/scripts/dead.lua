@@ -42,7 +42,7 @@ for _, id in ipairs(ids) do
       refused = refused + 1
     else
       redis.call('ZREM', K_DEAD, id)
-      local score = ready_score(tonumber(f[2]), redis.call('INCR', K_SEQ))
+      local score = ready_score(tonumber(f[2]), next_seq())
       jset(id, 'state', 'ready', 'readyAt', now, 'attempts', 0, 'lost', 0, 'score', score, 'finishedAt', 0)
       local expire_at = tonumber(f[4]) or 0
       if expire_at > 0 and expire_at <= now then

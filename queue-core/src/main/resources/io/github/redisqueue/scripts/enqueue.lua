@@ -10,7 +10,7 @@
 -- Refuses the whole call, before writing anything, when the queue's sequence would pass 10^12.
 local now = now_ms()
 local n = tonumber(ARGV[3])
-if (tonumber(redis.call('GET', K_SEQ)) or 0) + n > MAX_SEQ then
+if seq_exhausted(n) then
   return redis.error_reply('ERR queue sequence exhausted: a queue takes at most ' .. int(MAX_SEQ) .. ' jobs')
 end
 

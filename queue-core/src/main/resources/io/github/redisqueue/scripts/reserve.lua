@@ -17,6 +17,10 @@
 -- ms it waited ready (by the server clock).
 local now = now_ms()
 redis.call('DEL', K_WOKEN)
+if PARTITIONED then
+  -- consumers of a partition wait on its announcements: the next wake-up announces again
+  redis.call('DEL', K_WAKE)
+end
 -- jobs admitted by the acknowledgements below are taken by this call first: wake-ups are owed
 wake_owed = 0
 local stale, missing, completed = 0, 0, 0

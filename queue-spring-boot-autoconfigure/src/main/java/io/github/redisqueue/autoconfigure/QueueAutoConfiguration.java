@@ -76,6 +76,7 @@ public final class QueueAutoConfiguration {
 			if (values.getGroupConcurrency() != null) {
 				settings.groupConcurrency(queue, values.getGroupConcurrency());
 			}
+			settings.partitions(queue, values.getPartitions());
 		});
 		return settings.build();
 	}

@@ -251,10 +251,25 @@ public class QueueProperties implements Validator {
 
 	/**
 	 * Settings of one queue ({@code queue.queues.<name>}): the settings of its listeners, each
-	 * left unset keeping {@code queue.listener.*}, and how many jobs of one of its groups run at
-	 * once.
+	 * left unset keeping {@code queue.listener.*}, how many jobs of one of its groups run at
+	 * once, and over how many partitions it is spread.
 	 */
 	public static class Queue extends QueueListenerProperties {
+
+		/**
+		 * Over how many partitions the queue is spread, from 1 (the default) to 64: each partition is a queue of
+		 * its own keys and hash tag, placed on its own share of the Redis Cluster slots. Producers
+		 * and consumers of the queue must agree on it; it cannot change while the queue holds jobs.
+		 */
+		private int partitions = 1;
+
+		public int getPartitions() {
+			return this.partitions;
+		}
+
+		public void setPartitions(int partitions) {
+			this.partitions = partitions;
+		}
 
 		/**
 		 * How many jobs of one group of this queue run at once; when unset,

@@ -107,6 +107,7 @@ final class QueuePropertiesValidator {
 		}
 		checkListener(path, settings);
 		range(path + ".group-concurrency", settings.getGroupConcurrency(), 1, MAX_GROUP_CONCURRENCY);
+		range(path + ".partitions", settings.getPartitions(), 1, QueueSettings.MAX_PARTITIONS);
 		if (settings.getConcurrency() != null || settings.getPrefetch() != null) {
 			int concurrency = orDefault(settings.getConcurrency(), baseConcurrency);
 			Integer prefetch = (settings.getPrefetch() != null) ? settings.getPrefetch() : basePrefetch;

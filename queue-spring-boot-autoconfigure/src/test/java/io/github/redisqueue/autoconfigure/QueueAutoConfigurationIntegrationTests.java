@@ -4,6 +4,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.redisqueue.actuate.endpoint.PartitionDescriptor;
+import io.github.redisqueue.actuate.endpoint.QueueDetailsDescriptor;
+import io.github.redisqueue.actuate.endpoint.QueuesEndpoint;
 import io.github.redisqueue.annotation.QueueListener;
 import io.github.redisqueue.core.JobState;
 import io.github.redisqueue.core.QueueAdmin;
@@ -85,6 +88,47 @@ class QueueAutoConfigurationIntegrationTests {
 				assertThat(reaper.isSelfScheduled()).isFalse();
 				await().atMost(Duration.ofSeconds(5)).until(() -> reaper.getPasses() >= 2);
 			});
+	}
+
+	@Test
+	void aQueuePartitionedInPropertiesIsConsumedWholeAndShownPerPartition() {
+		this.contextRunner.withUserConfiguration(OrderHandler.class)
+			.withPropertyValues("queue.queues.orders.partitions=3", "queue.queues.orders.concurrency=4")
+			.run((context) -> {
+				QueueTemplate queues = context.getBean(QueueTemplate.class);
+				QueueAdmin admin = context.getBean(QueueAdmin.class);
+				assertThat(queues.partitionNames("orders")).containsExactly("orders~0", "orders~1", "orders~2");
+				for (int i = 0; i < 30; i++) {
+					queues.enqueue("orders", new Greeting("order-" + i),
+							io.github.redisqueue.core.JobOptions.builder().partitionKey("customer-" + (i % 4)).build());
+				}
+				queues.enqueueAll("orders", List.of(new Greeting("bulk-1"), new Greeting("bulk-2"), new Greeting("bulk-3")),
+						io.github.redisqueue.core.JobOptions.defaults());
+				OrderHandler handler = context.getBean(OrderHandler.class);
+				await().atMost(Duration.ofSeconds(10)).until(() -> handler.names.size() == 33);
+				await().atMost(Duration.ofSeconds(5)).until(() -> admin.counts("orders").total("completed") == 33);
+
+				assertThat(admin.overview().queues()).containsOnlyKeys("orders");
+				QueueDetailsDescriptor details = new QueuesEndpoint(admin).queue("orders", null, null, null, null);
+				assertThat(details.counts().totals()).containsEntry("completed", 33L);
+				assertThat(details.partitions()).extracting(PartitionDescriptor::name)
+					.containsExactly("orders~0", "orders~1", "orders~2");
+				assertThat(details.partitions().stream().mapToLong((partition) -> partition.counts().totals()
+					.getOrDefault("completed", 0L)).sum()).isEqualTo(33);
+				assertThat(details.partitions()).extracting(PartitionDescriptor::slot).doesNotHaveDuplicates();
+			});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OrderHandler {
+
+		final List<String> names = new CopyOnWriteArrayList<>();
+
+		@QueueListener(queue = "orders", id = "orders")
+		void handle(Greeting order) {
+			this.names.add(order.name());
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

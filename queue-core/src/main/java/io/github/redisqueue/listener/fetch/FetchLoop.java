@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * empty blocks on Redis until a wake-up, the next delayed job's due time, or the poll interval,
  * whichever comes first. An idle loop sends one blocking command per poll interval, plus one
  * reserve per half lease so that leases other workers left to expire are reclaimed even when no
- * reaper runs. Its first step gives back the leases its own identity still holds from a previous
+ * reaper runs. The loop of a partitioned queue waits for its partitions' announcements instead,
+ * which a broken subscription may miss, so it reserves (one call per partition, sent together)
+ * after every wait. Its first step gives back the leases its own identity still holds from a previous
  * run. A call Redis does not answer is retried every poll interval (completions it carried are
  * kept for the next one); a call the engine refuses as invalid ends the loop.
  *
@@ -94,6 +96,10 @@ public final class FetchLoop implements Runnable {
 	private volatile boolean active = true;
 
 	private boolean reserveNext = true;
+
+	// a waiter that may miss wake-ups was just opened: what was announced before it listened is
+	// taken by one more reserve before the first wait
+	private boolean waiterFresh;
 
 	private long lastReserve;
 
@@ -195,6 +201,7 @@ public final class FetchLoop implements Runnable {
 	private synchronized @Nullable QueueWaiter waiter() {
 		if (this.waiter == null && this.active) {
 			this.waiter = this.template.openWaiter(this.queue);
+			this.waiterFresh = this.waiter.mayMissWakeups();
 		}
 		return this.waiter;
 	}
@@ -250,6 +257,10 @@ public final class FetchLoop implements Runnable {
 				}
 				throw ex;
 			}
+			if (!reservation.unsentCompletions().isEmpty()) {
+				// a partition that did not answer: sent again with the next call
+				this.acks.putBack(reservation.unsentCompletions());
+			}
 			if (reservation.refusedCompletions() > 0) {
 				logger.warn("{} completions of queue '{}' refused: their leases ran out and someone else reserved "
 						+ "those jobs since (they run again there)", reservation.refusedCompletions(), this.queue);
@@ -287,6 +298,11 @@ public final class FetchLoop implements Runnable {
 		if (current == null) {
 			return; // stopped
 		}
+		if (this.waiterFresh) {
+			this.waiterFresh = false;
+			this.reserveNext = true;
+			return;
+		}
 		this.acks.setSentWithReserve(false);
 		boolean woken;
 		try {
@@ -302,7 +318,7 @@ public final class FetchLoop implements Runnable {
 		}
 		// after a quiet wait, reserve only when something may have changed without a wake-up: a
 		// delayed job fell due, or a lease somewhere may have run out (checked every half lease)
-		this.reserveNext = woken || this.serverClock.isDue(this.nextDue)
+		this.reserveNext = woken || current.mayMissWakeups() || this.serverClock.isDue(this.nextDue)
 				|| System.nanoTime() - this.lastReserve >= this.reclaimEvery.toNanos();
 	}
 

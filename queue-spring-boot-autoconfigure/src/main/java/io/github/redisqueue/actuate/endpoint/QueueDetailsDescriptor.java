@@ -14,9 +14,11 @@ import io.github.redisqueue.core.WorkerInfo;
  * @param batches a page of its open batches with their progress, oldest first (how many there
  * are is {@code counts.openBatches})
  * @param workers live workers that consume it
+ * @param partitions for a queue spread over partitions, each partition with its counts; empty
+ * for a queue of one partition
  * @since 0.1.0
  */
 public record QueueDetailsDescriptor(String name, QueueDescriptor counts, List<DeadJobDescriptor> deadLetters,
-		List<BatchDescriptor> batches, List<WorkerInfo> workers) {
+		List<BatchDescriptor> batches, List<WorkerInfo> workers, List<PartitionDescriptor> partitions) {
 
 }

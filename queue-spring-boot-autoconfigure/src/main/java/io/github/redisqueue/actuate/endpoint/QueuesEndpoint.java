@@ -1,10 +1,12 @@
 package io.github.redisqueue.actuate.endpoint;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
 import io.github.redisqueue.core.BatchStatus;
+import io.github.redisqueue.core.PartitionCounts;
 import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueBatchException;
@@ -92,7 +94,13 @@ public class QueuesEndpoint {
 		return checked(() -> new QueueDetailsDescriptor(name, QueueDescriptor.of(this.operations.counts(name)),
 				this.operations.deadLetters(name, from, count).stream().map(DeadJobDescriptor::of).toList(),
 				this.operations.batches(name, batchFrom, batchCount).stream().map(BatchDescriptor::of).toList(),
-				this.operations.workers().stream().filter((worker) -> worker.queues().contains(name)).toList()));
+				this.operations.workers().stream().filter((worker) -> worker.queues().contains(name)).toList(),
+				partitions(name)));
+	}
+
+	private List<PartitionDescriptor> partitions(String name) {
+		List<PartitionCounts> partitions = this.operations.partitionCounts(name);
+		return (partitions.size() > 1) ? partitions.stream().map(PartitionDescriptor::of).toList() : List.of();
 	}
 
 	/**
