@@ -12,24 +12,39 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.data.redis.core.script.RedisScript;
+
 /**
- * One reserve of a partitioned queue. The first round calls every partition at once: each gets
- * the completions of its own jobs and an equal share of the jobs wanted (the shares left over go
- * to the partitions first in turn, and the turn moves on with every reserve, so that over time no
- * partition is served ahead of another). Partitions that filled their share may hold more: while
- * jobs are still wanted, further rounds share what is missing among them alone. Every round
- * either fills what is wanted or leaves out a partition that came up short, so a reserve takes
- * at most one round more than there are partitions.
+ * One reserve of a partitioned queue, in one of two ways.
  *
- * <p>Calling every partition in the first round, even with no share, also clears each
- * partition's announcement (so that its next wake-up is announced again), promotes its due
- * delayed jobs, reclaims its expired leases and reports its next due time.
+ * <p><b>Shared</b> ({@link QueueTemplate#reserveBatch}): the first round calls the partitions at
+ * once, each with an equal share of the jobs wanted (the shares left over go to the partitions
+ * first in turn) and the completions of its own jobs; a partition with completions and no share
+ * gets them by the complete script, and one with neither is not called.
+ *
+ * <p><b>In turn</b> ({@link QueueTemplate#reserveInTurn}, for fetch loops): the first round asks
+ * the partition whose turn it is for all the jobs wanted, with its completions alone; the
+ * completions of other partitions wait for a later call that reaches them (returned as
+ * {@link Reservation#unsentCompletions()}). A busy queue then costs one call per reserve, each
+ * carrying as many jobs as a queue of one partition's would, which is what lets the partitions'
+ * masters each do a share of the work rather than each pay a call's fixed cost for fewer jobs.
+ *
+ * <p>Either way the turn moves on with every reserve, so that every partition comes first in
+ * turn once in every P reserves and none is served ahead of another over time. Partitions that
+ * filled their share may hold more, and those not asked yet may hold some: while jobs are still
+ * wanted, further rounds share what is missing equally among them alone, all at once (with the
+ * completions of each not sent yet). Every round either fills what is wanted or leaves out a
+ * partition that came up short, so a reserve takes at most one round more than there are
+ * partitions, and one that comes back short has asked every partition: each one's announcement
+ * is cleared (so that its next wake-up is announced again) and its next due time is in the reply,
+ * which is what a fetch loop needs before it waits. Each reserve call also promotes its
+ * partition's due delayed jobs and reclaims its expired leases.
  *
  * <p>A partition that does not answer is skipped: the jobs the others handed out are returned,
- * and the completions sent to it come back as {@link Reservation#unsentCompletions()}; only when
- * no partition answers does the call fail. Reserves leave such a partition out for
- * {@link #SKIP} after its failure (unless all are left out), so that a master being failed over
- * costs the others one wait for its answer per second at most, not one per reserve.
+ * and the completions sent to it come back as unsent; only when no partition answers does the
+ * call fail. Reserves leave such a partition out for {@link #SKIP} after its failure (unless all
+ * are left out), so that a master being failed over costs the others one wait for its answer per
+ * second at most, not one per reserve.
  */
 final class PartitionedReserve {
 
@@ -46,16 +61,20 @@ final class PartitionedReserve {
 
 	private final int first;
 
-	PartitionedReserve(QueueTemplate template, String queue, QueueKeys[] parts, int first) {
+	private final boolean inTurn;
+
+	PartitionedReserve(QueueTemplate template, String queue, QueueKeys[] parts, int first, boolean inTurn) {
 		this.template = template;
 		this.queue = queue;
 		this.parts = parts;
 		this.first = first;
+		this.inTurn = inTurn;
 	}
 
 	Reservation reserve(int max, Duration lease, String workerId, Collection<JobRef> completions, int maxAttempts,
 			int startNow) {
 		int count = this.parts.length;
+		// per partition, the completions of its jobs not sent yet
 		List<List<JobRef>> acks = new ArrayList<>(count);
 		for (int p = 0; p < count; p++) {
 			acks.add(new ArrayList<>());
@@ -63,7 +82,7 @@ final class PartitionedReserve {
 		for (JobRef ref : completions) {
 			acks.get(QueueTemplate.partitionOfId(ref.id(), count)).add(ref);
 		}
-		// partitions in turn order; those that may hold more ready jobs
+		// partitions in turn order that may hold ready jobs
 		List<Integer> candidates = new ArrayList<>(count);
 		Merged merged = new Merged();
 		for (int i = 0; i < count; i++) {
@@ -77,41 +96,48 @@ final class PartitionedReserve {
 				candidates.add((this.first + i) % count);
 			}
 		}
-		else {
-			for (int p = 0; p < count; p++) {
-				if (!candidates.contains(p)) {
-					merged.unsent.addAll(acks.get(p));
-				}
-			}
-		}
 		int remaining = max;
 		int startLeft = Math.max(0, startNow);
 		boolean firstRound = true;
 		RuntimeException lastFailure = null;
 		int answered = 0;
 		Set<String> silent = new TreeSet<>();
+		QueueScripts scripts = this.template.executor().scripts();
 		while (firstRound || (remaining > 0 && !candidates.isEmpty())) {
 			List<Integer> called = new ArrayList<>();
+			// per call, the jobs asked of its partition; -1 for a call that only completes
 			List<Integer> shares = new ArrayList<>();
+			List<List<JobRef>> sent = new ArrayList<>();
+			List<RedisScript<?>> calls = new ArrayList<>();
 			List<QueueKeys> keys = new ArrayList<>();
 			List<List<byte[]>> args = new ArrayList<>();
 			int n = candidates.size();
 			for (int i = 0; i < n; i++) {
 				int p = candidates.get(i);
-				int share = remaining / n + ((i < remaining % n) ? 1 : 0);
-				if (share == 0 && !firstRound) {
+				int share = (firstRound && this.inTurn) ? ((i == 0) ? remaining : 0)
+						: remaining / n + ((i < remaining % n) ? 1 : 0);
+				List<JobRef> acksOf = acks.get(p);
+				if (share == 0 && (acksOf.isEmpty() || !firstRound || this.inTurn)) {
+					continue;
+				}
+				called.add(p);
+				keys.add(this.parts[p]);
+				sent.add(acksOf);
+				acks.set(p, List.of());
+				if (share == 0) {
+					// nothing to take there this time: its completions alone, by the cheaper script
+					shares.add(-1);
+					calls.add(scripts.complete());
+					args.add(this.template.completeArgs(acksOf));
 					continue;
 				}
 				int start = Math.min(startLeft, share);
 				startLeft -= start;
-				called.add(p);
 				shares.add(share);
-				keys.add(this.parts[p]);
-				args.add(this.template.reserveArgs(share, lease, workerId, firstRound ? acks.get(p) : List.of(),
-						maxAttempts, start));
+				calls.add(scripts.reserve());
+				args.add(this.template.reserveArgs(share, lease, workerId, acksOf, maxAttempts, start));
 			}
-			QueueScriptExecutor.Each each = this.template.executor().runEach(this.template.executor().scripts().reserve(),
-					keys, args);
+			QueueScriptExecutor.Each each = this.template.executor().runEach(calls, keys, args);
 			for (int i = 0; i < called.size(); i++) {
 				int p = called.get(i);
 				RuntimeException failure = each.failures()[i];
@@ -120,14 +146,16 @@ final class PartitionedReserve {
 					silent.add(this.parts[p].name());
 					this.template.skipPartition(this.parts[p], SKIP);
 					candidates.remove((Integer) p);
-					if (firstRound) {
-						merged.unsent.addAll(acks.get(p));
-					}
+					merged.unsent.addAll(sent.get(i));
 					logger.debug("Partition {} of queue '{}' did not answer a reserve", this.parts[p].name(), this.queue,
 							failure);
 					continue;
 				}
 				answered++;
+				if (shares.get(i) < 0) {
+					merged.addCompletions(this.template.completedOn(this.queue, this.parts[p], each.reply(i)));
+					continue;
+				}
 				Reservation part = this.template.reserved(this.queue, this.parts[p], ScriptReplies.reservation(this.queue,
 						each.reply(i), (raw) -> this.template.headers(this.queue, raw)));
 				merged.add(part);
@@ -139,6 +167,8 @@ final class PartitionedReserve {
 			}
 			firstRound = false;
 		}
+		// completions of partitions no call reached wait for a later call
+		acks.forEach(merged.unsent::addAll);
 		if (answered == 0 && lastFailure != null) {
 			throw lastFailure;
 		}
@@ -167,6 +197,19 @@ final class PartitionedReserve {
 		int missing;
 
 		Instant serverTime = Instant.EPOCH;
+
+		/** The codes of a complete call: refused (stale) and missing ones counted. */
+		void addCompletions(List<?> codes) {
+			for (Object code : codes) {
+				long value = ScriptReplies.asLong(code);
+				if (value == 0) {
+					this.refused++;
+				}
+				else if (value == -1 || value == 2) {
+					this.missing++;
+				}
+			}
+		}
 
 		void add(Reservation part) {
 			this.jobs.addAll(part.jobs());

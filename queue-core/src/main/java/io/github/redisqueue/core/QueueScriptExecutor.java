@@ -81,14 +81,14 @@ final class QueueScriptExecutor {
 	}
 
 	/**
-	 * Runs a script once per queue partition, all calls at once: with Lettuce they go out together
+	 * Runs scripts on queue partitions, script {@code i} on partition {@code ks[i]}, all calls at once: with Lettuce they go out together
 	 * on the shared connection (on a cluster, each to the master of its partition's slot), so the
 	 * calls cost one round trip; other drivers run them one after the other. A call Redis lost the
 	 * script for is run again as a plain EVAL, that call alone. Each call answers or fails on its
 	 * own: the outcome of call {@code i} is {@code replies[i]} or {@code failures[i]}.
 	 * @return per call, its reply or the failure it met
 	 */
-	Each runEach(RedisScript<?> script, List<QueueKeys> ks, List<List<byte[]>> args) {
+	Each runEach(List<RedisScript<?>> scripts, List<QueueKeys> ks, List<List<byte[]>> args) {
 		int n = ks.size();
 		Object[] replies = new Object[n];
 		RuntimeException[] failures = new RuntimeException[n];
@@ -98,7 +98,7 @@ final class QueueScriptExecutor {
 			for (int i = 0; i < n; i++) {
 				byte[][] argv = queueArgs(ks.get(i), args.get(i)).toArray(byte[][]::new);
 				argvs.add(argv);
-				futures.add(async.evalsha(script.getSha1(), ScriptOutputType.MULTI,
+				futures.add(async.evalsha(scripts.get(i).getSha1(), ScriptOutputType.MULTI,
 						ks.get(i).scriptKeys().toArray(byte[][]::new), argv));
 			}
 			Duration timeout = commandTimeout();
@@ -113,7 +113,7 @@ final class QueueScriptExecutor {
 						continue;
 					}
 					try {
-						replies[i] = await(async.eval(encodeUtf8(script.getScriptAsString()), ScriptOutputType.MULTI,
+						replies[i] = await(async.eval(encodeUtf8(scripts.get(i).getScriptAsString()), ScriptOutputType.MULTI,
 								ks.get(i).scriptKeys().toArray(byte[][]::new), argvs.get(i)), deadline, timeout);
 					}
 					catch (RuntimeException again) {
@@ -126,7 +126,7 @@ final class QueueScriptExecutor {
 		if (sent == null) {
 			for (int i = 0; i < n; i++) {
 				try {
-					replies[i] = run(script, ks.get(i), args.get(i));
+					replies[i] = run(scripts.get(i), ks.get(i), args.get(i));
 				}
 				catch (RuntimeException ex) {
 					failures[i] = ex;

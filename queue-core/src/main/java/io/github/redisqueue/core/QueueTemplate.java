@@ -468,6 +468,38 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	@Override
 	public Reservation reserveBatch(String queue, int max, Duration lease, String workerId,
 			Collection<JobRef> completions, int maxAttempts, int startNow) {
+		return reserve(queue, max, lease, workerId, completions, maxAttempts, startNow, false);
+	}
+
+	/**
+	 * Like {@link #reserveBatch(String, int, Duration, String, Collection, int, int)}, for a fetch
+	 * loop that sends completions with its reserves. On a partitioned queue it asks the partition
+	 * whose turn it is for all the jobs wanted, with that partition's completions alone, and asks
+	 * the others only when that partition comes up short: a busy queue costs one call per reserve.
+	 * The completions of the partitions it did not reach come back as
+	 * {@link Reservation#unsentCompletions()}: send them with a later call (the turn moves on with
+	 * every call, so each partition is reached within as many calls as there are partitions), or
+	 * by {@link #completeAll} before waiting. On a queue of one partition it is
+	 * {@code reserveBatch}.
+	 * @param queue the queue name
+	 * @param max most jobs to reserve, from 1 to {@value #MAX_RESERVE}
+	 * @param lease the lease of each job
+	 * @param workerId the identity recorded on the leases
+	 * @param completions jobs to complete first
+	 * @param maxAttempts max attempts written on the jobs handed out, 0 for their own
+	 * @param startNow how many of the jobs handed out start at once; the others are reserved ahead
+	 * @return the reservation
+	 */
+	public Reservation reserveInTurn(String queue, int max, Duration lease, String workerId,
+			Collection<JobRef> completions, int maxAttempts, int startNow) {
+		if (partitions(queue).length == 1) {
+			return reserveBatch(queue, max, lease, workerId, completions, maxAttempts, startNow);
+		}
+		return reserve(queue, max, lease, workerId, completions, maxAttempts, startNow, true);
+	}
+
+	private Reservation reserve(String queue, int max, Duration lease, String workerId, Collection<JobRef> completions,
+			int maxAttempts, int startNow, boolean inTurn) {
 		QueueKeys[] parts = partitions(queue);
 		if (maxAttempts < 0 || maxAttempts > JobOptions.MAX_ATTEMPTS_LIMIT) {
 			throw new IllegalArgumentException("Max attempts " + maxAttempts + " is out of range: it must be from 1 to "
@@ -487,11 +519,11 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		}
 		else {
 			register(parts[0]);
-			reservation = new PartitionedReserve(this, queue, parts, nextTurn(queue, parts.length))
+			reservation = new PartitionedReserve(this, queue, parts, nextTurn(queue, parts.length), inTurn)
 				.reserve(max, lease, workerId, completions, maxAttempts, startNow);
 		}
-		record(queue, JobOutcome.COMPLETED,
-				completions.size() - reservation.refusedCompletions() - reservation.missingCompletions());
+		record(queue, JobOutcome.COMPLETED, completions.size() - reservation.refusedCompletions()
+				- reservation.missingCompletions() - reservation.unsentCompletions().size());
 		record(queue, JobOutcome.REAPED, reservation.reclaimed());
 		record(queue, JobOutcome.EXPIRED, reservation.expired());
 		return reservation;
@@ -540,6 +572,23 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		return true;
 	}
 
+	/** The arguments of one call of the complete script. */
+	List<byte[]> completeArgs(Collection<JobRef> jobs) {
+		return ScriptReplies.refArgs(encodeNumber(this.settings.completedRetention().toMillis()), jobs);
+	}
+
+	/**
+	 * Records a partition's complete call made along with a reserve and hands off its finished
+	 * batches.
+	 * @return the per-job codes of the reply
+	 */
+	List<?> completedOn(String queue, QueueKeys k, List<Object> reply) {
+		if (ScriptReplies.completeBatchesDone(reply) > 0) {
+			this.batches.forward(queue, k);
+		}
+		return ScriptReplies.completeCodes(reply);
+	}
+
 	/** Reports the waits of a partition's reserve and hands off its finished batches. */
 	Reservation reserved(String queue, QueueKeys k, ScriptReplies.ReserveReply reply) {
 		reply.waits().forEach((wait) -> waited(queue, wait));
@@ -562,8 +611,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	@Override
 	public List<AckResult> completeAll(String queue, Collection<JobRef> jobs) {
 		return byPartition(queue, jobs, (k, refs) -> {
-			List<Object> reply = this.executor.run(this.executor.scripts().complete(), k,
-					ScriptReplies.refArgs(encodeNumber(this.settings.completedRetention().toMillis()), refs));
+			List<Object> reply = this.executor.run(this.executor.scripts().complete(), k, completeArgs(refs));
 			List<?> codes = ScriptReplies.completeCodes(reply);
 			record(queue, JobOutcome.COMPLETED, ScriptReplies.acknowledged(codes));
 			if (ScriptReplies.completeBatchesDone(reply) > 0) {

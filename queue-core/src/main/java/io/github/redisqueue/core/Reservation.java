@@ -21,10 +21,11 @@ import org.jspecify.annotations.Nullable;
  * or purged already, or Redis lost it)
  * @param serverTime the Redis server clock when the call ran; compare {@code nextDue} with it, not
  * with this JVM's clock
- * @param unsentCompletions completions sent with the call whose fate is unknown, because the
- * partition holding their jobs did not answer while the other partitions of a partitioned queue
- * did: send them again with a later call (a recorded one then comes back as missing); always
- * empty for a queue of one partition, whose call fails as a whole
+ * @param unsentCompletions completions given to the call that it did not record, on a partitioned
+ * queue: those of a partition that did not answer while others did (their fate is unknown), and
+ * with {@link QueueTemplate#reserveInTurn} those of partitions the call did not reach; send them
+ * with a later call (a recorded one then comes back as missing); always empty for a queue of one
+ * partition, whose call fails as a whole
  * @since 0.1.0
  */
 public record Reservation(List<ReservedJob> jobs, @Nullable Instant nextDue, int reclaimed, int expired,

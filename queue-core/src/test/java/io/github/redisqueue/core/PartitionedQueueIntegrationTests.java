@@ -219,6 +219,53 @@ class PartitionedQueueIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	@Test
+	void oneReserveRecordsTheCompletionsOfEveryPartition() {
+		QueueTemplate queues = template(3, "acks");
+		QueueAdmin admin = new QueueAdmin(queues);
+		queues.enqueueAll("acks", IntStream.range(0, 9).mapToObj((i) -> "j" + i).toList(), JobOptions.defaults());
+		List<JobRef> taken = queues.reserve("acks", 6, LEASE).stream().map(ReservedJob::ref).toList();
+		assertThat(taken).extracting((ref) -> QueueTemplate.partitionOfId(ref.id(), 3)).containsOnly(0, 1, 2);
+		List<JobRef> sent = new ArrayList<>(taken);
+		sent.set(5, new JobRef(taken.get(5).id(), 42));
+		sent.add(new JobRef("999999", 1));
+		Reservation reservation = queues.reserveBatch("acks", 2, LEASE, "worker", sent);
+		assertThat(reservation.jobs()).hasSize(2);
+		assertThat(reservation.refusedCompletions()).isEqualTo(1);
+		assertThat(reservation.missingCompletions()).isEqualTo(1);
+		assertThat(reservation.unsentCompletions()).isEmpty();
+		QueueCounts counts = admin.counts("acks");
+		assertThat(counts.total("completed")).isEqualTo(5);
+		assertThat(counts.inFlight()).isEqualTo(1 + 2);
+		assertThat(counts.ready()).isEqualTo(1);
+	}
+
+	@Test
+	void aReserveInTurnSendsTheCompletionsOfThePartitionsItReachesAndReturnsTheOthers() {
+		QueueTemplate queues = template(3, "turns");
+		QueueAdmin admin = new QueueAdmin(queues);
+		queues.enqueueAll("turns", IntStream.range(0, 30).mapToObj((i) -> "j" + i).toList(), JobOptions.defaults());
+		List<JobRef> taken = queues.reserve("turns", 6, LEASE).stream().map(ReservedJob::ref).toList();
+		assertThat(taken).extracting((ref) -> QueueTemplate.partitionOfId(ref.id(), 3)).containsOnly(0, 1, 2);
+
+		// every partition holds jobs: the one in turn fills the reserve alone
+		Reservation reservation = queues.reserveInTurn("turns", 3, LEASE, "worker", taken, 0, 3);
+		assertThat(reservation.jobs()).hasSize(3);
+		Set<Integer> reached = new HashSet<>();
+		reservation.jobs().forEach((job) -> reached.add(QueueTemplate.partitionOfId(job.id(), 3)));
+		assertThat(reached).hasSize(1);
+		int turn = reached.iterator().next();
+		assertThat(reservation.unsentCompletions()).hasSize(4)
+			.allSatisfy((ref) -> assertThat(QueueTemplate.partitionOfId(ref.id(), 3)).isNotEqualTo(turn));
+		assertThat(admin.counts("turns").total("completed")).isEqualTo(2);
+
+		// a reserve that asks more than the partition in turn holds reaches every partition
+		Reservation more = queues.reserveInTurn("turns", 30, LEASE, "worker", reservation.unsentCompletions(), 0, 30);
+		assertThat(more.unsentCompletions()).isEmpty();
+		assertThat(more.jobs()).hasSize(30 - 6 - 3);
+		assertThat(admin.counts("turns").total("completed")).isEqualTo(2 + 4);
+	}
+
+	@Test
 	void reservesTakeTurnsAcrossPartitions() {
 		QueueTemplate queues = template(3, "fair");
 		// keys of partitions 0, 1 and 2

@@ -244,7 +244,7 @@ public final class FetchLoop implements Runnable {
 			Reservation reservation;
 			try {
 				// jobs beyond the idle threads wait in the executor: reserved ahead
-				reservation = this.template.reserveBatch(this.queue, free, this.options.lease(), this.workerId,
+				reservation = this.template.reserveInTurn(this.queue, free, this.options.lease(), this.workerId,
 						completions, this.maxAttempts, this.slots.startNow());
 			}
 			catch (RuntimeException ex) {
@@ -258,7 +258,8 @@ public final class FetchLoop implements Runnable {
 				throw ex;
 			}
 			if (!reservation.unsentCompletions().isEmpty()) {
-				// a partition that did not answer: sent again with the next call
+				// of partitions this call did not reach or that did not answer: sent with a later
+				// call, or by the acknowledgements' own flush before the loop waits
 				this.acks.putBack(reservation.unsentCompletions());
 			}
 			if (reservation.refusedCompletions() > 0) {
