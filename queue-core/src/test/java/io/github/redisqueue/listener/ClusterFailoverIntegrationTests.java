@@ -33,19 +33,7 @@ class ClusterFailoverIntegrationTests {
 		try (RedisClusterProcesses cluster = RedisClusterProcesses.start()) {
 			RedisServerProcess master = cluster.masterOf("{rq:failover}:ready");
 			RedisServerProcess replica = cluster.replicaOf(master);
-			LettuceClientConfiguration client = LettuceClientConfiguration.builder()
-				.commandTimeout(Duration.ofSeconds(2))
-				.clientOptions(ClusterClientOptions.builder()
-					.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-						.enableAllAdaptiveRefreshTriggers()
-						.enablePeriodicRefresh(Duration.ofSeconds(1))
-						.build())
-					.build())
-				.build();
-			LettuceConnectionFactory factory = new LettuceConnectionFactory(
-					new RedisClusterConfiguration(cluster.seeds()), client);
-			factory.afterPropertiesSet();
-			factory.start();
+			LettuceConnectionFactory factory = followingFailovers(cluster);
 			try {
 				FailoverDrain.run("cluster", factory, replicas, master::kill, () -> isMaster(replica), master::restart);
 			}
@@ -55,7 +43,28 @@ class ClusterFailoverIntegrationTests {
 		}
 	}
 
-	private static boolean isMaster(RedisServerProcess node) {
+	/**
+	 * A started connection factory on the cluster whose client refreshes its view of the cluster
+	 * on the errors a failover brings and every second.
+	 */
+	static LettuceConnectionFactory followingFailovers(RedisClusterProcesses cluster) {
+		LettuceClientConfiguration client = LettuceClientConfiguration.builder()
+			.commandTimeout(Duration.ofSeconds(2))
+			.clientOptions(ClusterClientOptions.builder()
+				.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+					.enableAllAdaptiveRefreshTriggers()
+					.enablePeriodicRefresh(Duration.ofSeconds(1))
+					.build())
+				.build())
+			.build();
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisClusterConfiguration(cluster.seeds()),
+				client);
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+	static boolean isMaster(RedisServerProcess node) {
 		try {
 			return RespClient.call(node.host(), node.port(), "INFO", "replication").contains("role:master");
 		}
