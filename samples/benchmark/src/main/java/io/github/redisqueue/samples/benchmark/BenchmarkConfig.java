@@ -2,6 +2,10 @@ package io.github.redisqueue.samples.benchmark;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+
+import io.github.redisqueue.core.QueueSettings;
 
 /**
  * What to run, from command-line arguments of the form {@code --name=value}.
@@ -18,9 +22,12 @@ import java.time.Duration;
  * @param cluster the cluster benchmark instead: the drain on a local Redis Cluster
  * @param masters masters of the cluster benchmark's cluster
  * @param replicas replicas per master of the cluster benchmark's cluster
+ * @param partitions the partition counts of the cluster benchmark: its drains run once for each,
+ * with the queue spread over that many partitions
  */
 record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Duration latencyDuration, int runs,
-		String redisUrl, Path out, boolean reference, boolean cluster, int masters, int replicas) {
+		String redisUrl, Path out, boolean reference, boolean cluster, int masters, int replicas,
+		List<Integer> partitions) {
 
 	static BenchmarkConfig parse(String... args) {
 		int jobs = 100_000;
@@ -35,6 +42,7 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Durati
 		boolean cluster = false;
 		int masters = 3;
 		int replicas = 0;
+		List<Integer> partitions = List.of(1);
 		for (String arg : args) {
 			String[] pair = arg.replaceFirst("^--", "").split("=", 2);
 			String value = (pair.length > 1) ? pair[1] : "";
@@ -51,17 +59,25 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Durati
 				case "cluster" -> cluster = true;
 				case "cluster-masters" -> masters = Integer.parseInt(value);
 				case "cluster-replicas" -> replicas = Integer.parseInt(value);
+				case "partitions" -> partitions = Arrays.stream(value.split(","))
+					.map((count) -> Integer.valueOf(count.strip()))
+					.distinct()
+					.toList();
 				default -> throw new IllegalArgumentException("Unknown argument '" + arg + "'; known: --jobs=N "
 						+ "--concurrency=C --batch-cap=B --rate=R --latency-seconds=S --runs=K --redis-url=redis://host:port "
-						+ "--out=FILE --no-reference --cluster --cluster-masters=3 --cluster-replicas=0");
+						+ "--out=FILE --no-reference --cluster --cluster-masters=3 --cluster-replicas=0 --partitions=1,2,3");
 			}
 		}
 		if (jobs < 1 || concurrency < 1 || batchCap < 1 || rate < 1 || runs < 1 || masters < 1 || replicas < 0) {
 			throw new IllegalArgumentException("jobs, concurrency, batch-cap, rate, runs and cluster masters must be "
 					+ "positive, cluster replicas 0 or more");
 		}
+		if (partitions.stream().anyMatch((count) -> count < 1 || count > QueueSettings.MAX_PARTITIONS)) {
+			throw new IllegalArgumentException("partitions " + partitions + " must each be from 1 to "
+					+ QueueSettings.MAX_PARTITIONS);
+		}
 		return new BenchmarkConfig(jobs, concurrency, batchCap, rate, latency, runs, url, out, reference, cluster,
-				masters, replicas);
+				masters, replicas, partitions);
 	}
 
 }

@@ -45,8 +45,9 @@ import org.springframework.core.env.MapPropertySource;
  * reported as median, min and max with Redis round trips and JVM CPU per job. Run it with
  * {@code java -jar samples/benchmark/target/benchmark.jar [--jobs=N] [--concurrency=C]
  * [--batch-cap=B] [--rate=R] [--latency-seconds=S] [--runs=K] [--redis-url=redis://host:port]
- * [--out=FILE] [--no-reference]}; with {@code --cluster}, the drain on a local Redis Cluster
- * instead (see {@link ClusterBenchmark}).
+ * [--out=FILE] [--no-reference]}; with {@code --cluster [--cluster-masters=M]
+ * [--cluster-replicas=R] [--partitions=P1,P2,...]}, the drain on a local Redis Cluster instead,
+ * once for each partition count of the queue (see {@link ClusterBenchmark}).
  */
 public final class QueueBenchmark {
 
@@ -278,7 +279,11 @@ public final class QueueBenchmark {
 		return listenerContext(this.queues, this.config.concurrency(), listener);
 	}
 
-	/** A context whose {@code @QueueListener} container "bench" (not started) feeds {@code listener}. */
+	/**
+	 * A context whose {@code @QueueListener} container "bench" (not started) feeds {@code listener}.
+	 * The container factory is given {@code queues}, so the container consumes the queue as that
+	 * template's settings define it (over all its partitions, when they spread it over several).
+	 */
 	static AnnotationConfigApplicationContext listenerContext(QueueTemplate queues, int concurrency,
 			BenchListener listener) {
 		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
