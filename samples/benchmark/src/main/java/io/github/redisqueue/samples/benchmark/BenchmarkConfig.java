@@ -24,10 +24,13 @@ import io.github.redisqueue.core.QueueSettings;
  * @param replicas replicas per master of the cluster benchmark's cluster
  * @param partitions the partition counts of the cluster benchmark: its drains run once for each,
  * with the queue spread over that many partitions
+ * @param memory the memory benchmark instead: Redis memory per queued job
+ * @param memoryJobs jobs queued per payload size by the memory benchmark
+ * @param payloadBytes the payload sizes of the memory benchmark, in bytes as stored
  */
 record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Duration latencyDuration, int runs,
 		String redisUrl, Path out, boolean reference, boolean cluster, int masters, int replicas,
-		List<Integer> partitions) {
+		List<Integer> partitions, boolean memory, int memoryJobs, List<Integer> payloadBytes) {
 
 	static BenchmarkConfig parse(String... args) {
 		int jobs = 100_000;
@@ -43,6 +46,9 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Durati
 		int masters = 3;
 		int replicas = 0;
 		List<Integer> partitions = List.of(1);
+		boolean memory = false;
+		int memoryJobs = 20_000;
+		List<Integer> payloadBytes = List.of(50, 100, 1_000, 10_000);
 		for (String arg : args) {
 			String[] pair = arg.replaceFirst("^--", "").split("=", 2);
 			String value = (pair.length > 1) ? pair[1] : "";
@@ -63,9 +69,15 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Durati
 					.map((count) -> Integer.valueOf(count.strip()))
 					.distinct()
 					.toList();
+				case "memory" -> memory = true;
+				case "memory-jobs" -> memoryJobs = Integer.parseInt(value);
+				case "payload-bytes" -> payloadBytes = Arrays.stream(value.split(","))
+					.map((size) -> Integer.valueOf(size.strip()))
+					.toList();
 				default -> throw new IllegalArgumentException("Unknown argument '" + arg + "'; known: --jobs=N "
 						+ "--concurrency=C --batch-cap=B --rate=R --latency-seconds=S --runs=K --redis-url=redis://host:port "
-						+ "--out=FILE --no-reference --cluster --cluster-masters=3 --cluster-replicas=0 --partitions=1,2,3");
+						+ "--out=FILE --no-reference --cluster --cluster-masters=3 --cluster-replicas=0 --partitions=1,2,3 --memory --memory-jobs=N "
+						+ "--payload-bytes=50,100,1000,10000");
 			}
 		}
 		if (jobs < 1 || concurrency < 1 || batchCap < 1 || rate < 1 || runs < 1 || masters < 1 || replicas < 0) {
@@ -76,8 +88,11 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Durati
 			throw new IllegalArgumentException("partitions " + partitions + " must each be from 1 to "
 					+ QueueSettings.MAX_PARTITIONS);
 		}
+		if (memoryJobs < 1 || payloadBytes.stream().anyMatch((size) -> size < 2 || size > 1_000_000)) {
+			throw new IllegalArgumentException("memory-jobs must be positive and payload-bytes each from 2 to 1,000,000");
+		}
 		return new BenchmarkConfig(jobs, concurrency, batchCap, rate, latency, runs, url, out, reference, cluster,
-				masters, replicas, partitions);
+				masters, replicas, partitions, memory, memoryJobs, payloadBytes);
 	}
 
 }

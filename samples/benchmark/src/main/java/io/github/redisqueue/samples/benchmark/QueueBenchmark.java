@@ -47,7 +47,9 @@ import org.springframework.core.env.MapPropertySource;
  * [--batch-cap=B] [--rate=R] [--latency-seconds=S] [--runs=K] [--redis-url=redis://host:port]
  * [--out=FILE] [--no-reference]}; with {@code --cluster [--cluster-masters=M]
  * [--cluster-replicas=R] [--partitions=P1,P2,...]}, the drain on a local Redis Cluster instead,
- * once for each partition count of the queue (see {@link ClusterBenchmark}).
+ * once for each partition count of the queue (see {@link ClusterBenchmark}); with {@code --memory
+ * [--memory-jobs=N] [--payload-bytes=S1,S2,...]}, Redis memory per queued job by payload size
+ * instead (see {@link MemoryBenchmark}).
  */
 public final class QueueBenchmark {
 
@@ -70,6 +72,10 @@ public final class QueueBenchmark {
 		BenchmarkConfig config = BenchmarkConfig.parse(args);
 		if (config.cluster()) {
 			ClusterBenchmark.main(config);
+			return;
+		}
+		if (config.memory()) {
+			MemoryBenchmark.main(config);
 			return;
 		}
 		Report report = run(config);

@@ -2,6 +2,8 @@ package io.github.redisqueue.samples.benchmark;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 
 import io.github.redisqueue.test.RedisEndpoint;
 import io.github.redisqueue.test.TestRedis;
@@ -36,6 +38,24 @@ class BenchmarkSmokeTests {
 			.contains("drain @QueueListener C=8")
 			.contains("batch cap 8, @QueueListener C=8")
 			.contains("\"batchToListenerDrain\"");
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void memoryModeMeasuresEveryPayloadSize(@TempDir Path dir) throws Exception {
+		RedisEndpoint redis = TestRedis.shared();
+		BenchmarkConfig config = BenchmarkConfig.parse("--memory", "--memory-jobs=500", "--payload-bytes=50,1000",
+				"--redis-url=" + redis.uri(), "--out=" + dir.resolve("memory.json"));
+
+		Map<String, Object> report = MemoryBenchmark.measure(config);
+
+		List<Map<String, Object>> sizes = (List<Map<String, Object>>) report.get("sizes");
+		assertThat(sizes).extracting((size) -> size.get("payloadBytesStored")).containsExactly(50, 1000);
+		// a queued job costs its payload and more; the reference list costs about its payload
+		assertThat(sizes).allSatisfy((size) -> {
+			assertThat((long) size.get("queueBytesPerJob")).isGreaterThan(((Integer) size.get("payloadBytesStored")));
+			assertThat((long) size.get("listBytesPerJob")).isGreaterThanOrEqualTo(((Integer) size.get("payloadBytesStored")));
+		});
 	}
 
 }
