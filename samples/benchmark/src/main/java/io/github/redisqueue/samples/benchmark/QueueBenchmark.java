@@ -114,6 +114,11 @@ public final class QueueBenchmark {
 		Figures p99 = new Figures("latency p99" + at, "ms");
 		Figures p999 = new Figures("latency p99.9" + at, "ms");
 		Figures pmax = new Figures("latency max" + at, "ms");
+		Figures thinSingle = new Figures("thin loop: LPUSH, 1 job/call", "jobs/s");
+		Figures thinBulk = new Figures("thin loop: LPUSH, 1000 jobs/call", "jobs/s");
+		Figures thinDrain = new Figures("thin loop: LMOVE+LREM C=" + this.config.concurrency(), "jobs/s");
+		Figures thinP50 = new Figures("thin loop: latency p50" + at, "ms");
+		Figures thinP99 = new Figures("thin loop: latency p99" + at, "ms");
 		long duplicates = 0;
 		long missing = 0;
 		for (int run = 0; run < this.config.runs(); run++) {
@@ -129,11 +134,20 @@ public final class QueueBenchmark {
 			long[] latency = latency(p50, p99, p999, pmax);
 			duplicates += latency[0];
 			missing += latency[1];
+			try (ThinLoop thin = new ThinLoop(this.redis, this.queues.getSerializer(), this.config.concurrency())) {
+				thinSingle(thin, thinSingle);
+				thinBulk(thin, thinBulk);
+				thinDrain(thin, thinDrain);
+				thinLatency(thin, thinP50, thinP99);
+			}
 		}
 		Map<String, Object> reference = this.config.reference()
 				? new ReferenceNumbers(this.redis.host(), this.redis.port()).measure() : Map.of();
+		List<Figures> thin = List.of(thinSingle, thinBulk, thinDrain, thinP50, thinP99);
+		List<Ratio> ratios = List.of(new Ratio(single, thinSingle), new Ratio(bulk, thinBulk), new Ratio(drain, thinDrain),
+				new Ratio(pull, thinDrain), new Ratio(p50, thinP50), new Ratio(p99, thinP99));
 		return new Report(this.config, machine, List.of(single, bulk, drain, batch, pull, p50, p99, p999, pmax),
-				batch.median() / drain.median(), reference, duplicates, missing);
+				batch.median() / drain.median(), reference, duplicates, missing, thin, ratios);
 	}
 
 	private void enqueueSingle(Figures figures) {
@@ -276,6 +290,58 @@ public final class QueueBenchmark {
 		return new long[] { listener.duplicates(), n - listener.handled() };
 	}
 
+	/** The thin loop's enqueue of one job per call: the payload serialized, then LPUSH. */
+	private void thinSingle(ThinLoop thin, Figures figures) {
+		this.redis.flushAll();
+		int n = this.config.jobs();
+		Measure measure = start();
+		for (int i = 0; i < n; i++) {
+			thin.push(BenchPayload.of(i, 0));
+		}
+		measure.stop(figures, n);
+	}
+
+	/** The thin loop's bulk enqueue: 1,000 payloads per LPUSH. */
+	private void thinBulk(ThinLoop thin, Figures figures) {
+		this.redis.flushAll();
+		int n = this.config.jobs();
+		List<List<BenchPayload>> chunks = chunks(n, 1000);
+		Measure measure = start();
+		for (List<BenchPayload> chunk : chunks) {
+			thin.pushAll(chunk);
+		}
+		measure.stop(figures, n);
+	}
+
+	/** The thin loop's drain: C consumers, each LMOVE to a processing list then LREM, no lease. */
+	private void thinDrain(ThinLoop thin, Figures figures) throws Exception {
+		this.redis.flushAll();
+		int n = this.config.jobs();
+		for (List<BenchPayload> chunk : chunks(n, 1000)) {
+			thin.pushAll(chunk);
+		}
+		Measure measure = start();
+		long taken = thin.drain();
+		measure.stop(figures, n);
+		if (taken != n) {
+			throw new IllegalStateException("thin loop drained " + taken + " of " + n + " jobs");
+		}
+	}
+
+	/** The thin loop's latency at the latency phase's rate: consumers blocked on BLMOVE. */
+	private void thinLatency(ThinLoop thin, Figures p50, Figures p99) throws Exception {
+		this.redis.flushAll();
+		int rate = this.config.rate();
+		int n = (int) Math.max(1, rate * this.config.latencyDuration().toMillis() / 1000);
+		Measure measure = start();
+		long[] sorted = thin.latencies(n, rate);
+		CommandStats.Delta commands = measure.commands();
+		long cpu = measure.cpu();
+		Arrays.sort(sorted);
+		p50.add(percentile(sorted, 50), commands, n, cpu);
+		p99.add(percentile(sorted, 99), commands, n, cpu);
+	}
+
 	private static double percentile(long[] sorted, double p) {
 		int index = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
 		return sorted[Math.max(0, Math.min(sorted.length - 1, index))] / 1e6;
@@ -385,8 +451,33 @@ public final class QueueBenchmark {
 	 * @param batchToDrain the median jobs/s of the batch phase over that of the plain
 	 * {@code @QueueListener} drain
 	 */
+	/**
+	 * A figure of redis-queue against the thin loop's figure of the same kind.
+	 * @param figure redis-queue's
+	 * @param thin the thin loop's
+	 */
+	record Ratio(Figures figure, Figures thin) {
+
+		double value() {
+			return this.figure.median() / this.thin.median();
+		}
+
+		String row() {
+			return String.format("%-34s / %-34s x %.2f", this.figure.phase(), this.thin.phase(), value());
+		}
+
+		Map<String, Object> toMap() {
+			Map<String, Object> map = new LinkedHashMap<>();
+			map.put("phase", this.figure.phase());
+			map.put("thinLoopPhase", this.thin.phase());
+			map.put("ratio", value());
+			return map;
+		}
+
+	}
+
 	record Report(BenchmarkConfig config, Map<String, Object> machine, List<Figures> figures, double batchToDrain,
-			Map<String, Object> reference, long duplicates, long missing) {
+			Map<String, Object> reference, long duplicates, long missing, List<Figures> thin, List<Ratio> ratios) {
 
 		boolean allAcknowledgedOnce() {
 			return this.duplicates == 0 && this.missing == 0;
@@ -397,6 +488,9 @@ public final class QueueBenchmark {
 			out.append("redis-queue benchmark ").append(this.machine).append('\n');
 			out.append(Figures.header()).append('\n');
 			this.figures.forEach((figure) -> out.append(figure.row()).append('\n'));
+			this.thin.forEach((figure) -> out.append(figure.row()).append('\n'));
+			out.append("ratios to the thin loop (medians; for latency, lower is better):\n");
+			this.ratios.forEach((ratio) -> out.append("  ").append(ratio.row()).append('\n'));
 			out.append(String.format("batch drain / plain @QueueListener drain (medians): %.1f%%%n",
 					this.batchToDrain * 100));
 			out.append("rt/job = round trips per job (commands the client sent: script calls + others);\n")
@@ -415,6 +509,8 @@ public final class QueueBenchmark {
 			Map<String, Object> json = new LinkedHashMap<>();
 			json.put("machine", this.machine);
 			json.put("phases", this.figures.stream().map(Figures::toMap).toList());
+			json.put("thinLoop", this.thin.stream().map(Figures::toMap).toList());
+			json.put("ratiosToThinLoop", this.ratios.stream().map(Ratio::toMap).toList());
 			json.put("batchToListenerDrain", this.batchToDrain);
 			json.put("reference", this.reference);
 			json.put("deliveredTwice", this.duplicates);

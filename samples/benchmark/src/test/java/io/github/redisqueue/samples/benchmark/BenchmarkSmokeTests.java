@@ -34,10 +34,16 @@ class BenchmarkSmokeTests {
 		assertThat(report.table()).containsPattern("(?m)^batch cap 8, @QueueListener C=8 +[0-9,.]+ .* jobs/s ")
 			.containsPattern("(?m)^batch drain / plain @QueueListener drain \\(medians\\): [0-9]+\\.[0-9]%$");
 		assertThat(report.batchToDrain()).isPositive();
+		// the thin loop ran every phase, and each figure has its ratio
+		assertThat(report.thin()).hasSize(5).allSatisfy((figures) -> assertThat(figures.median()).isPositive());
+		assertThat(report.ratios()).hasSize(6).allSatisfy((ratio) -> assertThat(ratio.value()).isPositive());
+		assertThat(report.table()).containsPattern("(?m)^thin loop: LMOVE\\+LREM C=8 +[0-9,.]+ .* jobs/s ")
+			.containsPattern("(?m)^  drain @QueueListener C=8 +/ thin loop: LMOVE\\+LREM C=8 +x [0-9]+\\.[0-9]{2}$");
 		assertThat(Files.readString(out)).contains("\"deliveredTwice\" : 0")
 			.contains("drain @QueueListener C=8")
 			.contains("batch cap 8, @QueueListener C=8")
-			.contains("\"batchToListenerDrain\"");
+			.contains("\"batchToListenerDrain\"")
+			.contains("\"ratiosToThinLoop\"");
 	}
 
 	@Test
