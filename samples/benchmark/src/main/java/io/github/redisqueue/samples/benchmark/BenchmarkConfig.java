@@ -27,10 +27,14 @@ import io.github.redisqueue.core.QueueSettings;
  * @param memory the memory benchmark instead: Redis memory per queued job
  * @param memoryJobs jobs queued per payload size by the memory benchmark
  * @param payloadBytes the payload sizes of the memory benchmark, in bytes as stored
+ * @param backlog the backlog benchmark instead: the cost of a job with many waiting
+ * @param backlogSizes the jobs waiting in the backlog benchmark's cases
+ * @param backlogSample the jobs the backlog benchmark drains in each case
  */
 record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Duration latencyDuration, int runs,
 		String redisUrl, Path out, boolean reference, boolean cluster, int masters, int replicas,
-		List<Integer> partitions, boolean memory, int memoryJobs, List<Integer> payloadBytes) {
+		List<Integer> partitions, boolean memory, int memoryJobs, List<Integer> payloadBytes, boolean backlog,
+		List<Integer> backlogSizes, int backlogSample) {
 
 	static BenchmarkConfig parse(String... args) {
 		int jobs = 100_000;
@@ -49,6 +53,9 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Durati
 		boolean memory = false;
 		int memoryJobs = 20_000;
 		List<Integer> payloadBytes = List.of(50, 100, 1_000, 10_000);
+		boolean backlog = false;
+		List<Integer> backlogSizes = List.of(1_000, 1_000_000);
+		int backlogSample = 20_000;
 		for (String arg : args) {
 			String[] pair = arg.replaceFirst("^--", "").split("=", 2);
 			String value = (pair.length > 1) ? pair[1] : "";
@@ -71,13 +78,18 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Durati
 					.toList();
 				case "memory" -> memory = true;
 				case "memory-jobs" -> memoryJobs = Integer.parseInt(value);
+				case "backlog" -> backlog = true;
+				case "backlog-sizes" -> backlogSizes = Arrays.stream(value.split(","))
+					.map((size) -> Integer.valueOf(size.strip()))
+					.toList();
+				case "backlog-sample" -> backlogSample = Integer.parseInt(value);
 				case "payload-bytes" -> payloadBytes = Arrays.stream(value.split(","))
 					.map((size) -> Integer.valueOf(size.strip()))
 					.toList();
 				default -> throw new IllegalArgumentException("Unknown argument '" + arg + "'; known: --jobs=N "
 						+ "--concurrency=C --batch-cap=B --rate=R --latency-seconds=S --runs=K --redis-url=redis://host:port "
 						+ "--out=FILE --no-reference --cluster --cluster-masters=3 --cluster-replicas=0 --partitions=1,2,3 --memory --memory-jobs=N "
-						+ "--payload-bytes=50,100,1000,10000");
+						+ "--payload-bytes=50,100,1000,10000 --backlog --backlog-sizes=1000,1000000 --backlog-sample=N");
 			}
 		}
 		if (jobs < 1 || concurrency < 1 || batchCap < 1 || rate < 1 || runs < 1 || masters < 1 || replicas < 0) {
@@ -91,8 +103,11 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Durati
 		if (memoryJobs < 1 || payloadBytes.stream().anyMatch((size) -> size < 2 || size > 1_000_000)) {
 			throw new IllegalArgumentException("memory-jobs must be positive and payload-bytes each from 2 to 1,000,000");
 		}
+		if (backlogSample < 1 || backlogSizes.isEmpty() || backlogSizes.stream().anyMatch((size) -> size < 0)) {
+			throw new IllegalArgumentException("backlog-sample must be positive and backlog-sizes 0 or more");
+		}
 		return new BenchmarkConfig(jobs, concurrency, batchCap, rate, latency, runs, url, out, reference, cluster,
-				masters, replicas, partitions, memory, memoryJobs, payloadBytes);
+				masters, replicas, partitions, memory, memoryJobs, payloadBytes, backlog, backlogSizes, backlogSample);
 	}
 
 }

@@ -49,7 +49,9 @@ import org.springframework.core.env.MapPropertySource;
  * [--cluster-replicas=R] [--partitions=P1,P2,...]}, the drain on a local Redis Cluster instead,
  * once for each partition count of the queue (see {@link ClusterBenchmark}); with {@code --memory
  * [--memory-jobs=N] [--payload-bytes=S1,S2,...]}, Redis memory per queued job by payload size
- * instead (see {@link MemoryBenchmark}).
+ * instead (see {@link MemoryBenchmark}); with {@code --backlog [--backlog-sizes=B1,B2,...]
+ * [--backlog-sample=N]}, the cost of a job with few and with many jobs waiting (see
+ * {@link BacklogBenchmark}).
  */
 public final class QueueBenchmark {
 
@@ -76,6 +78,10 @@ public final class QueueBenchmark {
 		}
 		if (config.memory()) {
 			MemoryBenchmark.main(config);
+			return;
+		}
+		if (config.backlog()) {
+			BacklogBenchmark.main(config);
 			return;
 		}
 		Report report = run(config);

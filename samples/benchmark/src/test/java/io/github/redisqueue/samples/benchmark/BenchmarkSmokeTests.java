@@ -48,6 +48,23 @@ class BenchmarkSmokeTests {
 
 	@Test
 	@SuppressWarnings("unchecked")
+	void backlogModeMeasuresEveryBacklogSize(@TempDir Path dir) throws Exception {
+		RedisEndpoint redis = TestRedis.shared();
+		BenchmarkConfig config = BenchmarkConfig.parse("--backlog", "--backlog-sizes=100,3000", "--backlog-sample=500",
+				"--runs=1", "--redis-url=" + redis.uri(), "--out=" + dir.resolve("backlog.json"));
+
+		Map<String, Object> report = BacklogBenchmark.measure(config);
+
+		List<Map<String, Object>> phases = (List<Map<String, Object>>) report.get("phases");
+		assertThat(phases).extracting((phase) -> phase.get("phase"))
+			.containsExactly("reserve+complete p50 with 100 waiting", "reserve+complete p99 with 100 waiting",
+					"drain @QueueListener C=8 with 100 waiting", "reserve+complete p50 with 3,000 waiting",
+					"reserve+complete p99 with 3,000 waiting", "drain @QueueListener C=8 with 3,000 waiting");
+		assertThat(phases).allSatisfy((phase) -> assertThat((double) phase.get("median")).isPositive());
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
 	void memoryModeMeasuresEveryPayloadSize(@TempDir Path dir) throws Exception {
 		RedisEndpoint redis = TestRedis.shared();
 		BenchmarkConfig config = BenchmarkConfig.parse("--memory", "--memory-jobs=500", "--payload-bytes=50,1000",
