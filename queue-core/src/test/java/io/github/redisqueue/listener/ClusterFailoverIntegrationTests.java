@@ -6,6 +6,7 @@ import java.time.Duration;
 import io.github.redisqueue.test.RedisClusterProcesses;
 import io.github.redisqueue.test.RedisServerProcess;
 import io.github.redisqueue.test.RespClient;
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import org.junit.jupiter.api.Tag;
@@ -48,6 +49,15 @@ class ClusterFailoverIntegrationTests {
 	 * on the errors a failover brings and every second.
 	 */
 	static LettuceConnectionFactory followingFailovers(RedisClusterProcesses cluster) {
+		return followingFailovers(cluster, false);
+	}
+
+	/**
+	 * Like {@link #followingFailovers(RedisClusterProcesses)}; with {@code rejectWhileDisconnected},
+	 * a command for a node the client is not connected to fails at once instead of waiting for
+	 * the connection or the command timeout.
+	 */
+	static LettuceConnectionFactory followingFailovers(RedisClusterProcesses cluster, boolean rejectWhileDisconnected) {
 		LettuceClientConfiguration client = LettuceClientConfiguration.builder()
 			.commandTimeout(Duration.ofSeconds(2))
 			.clientOptions(ClusterClientOptions.builder()
@@ -55,6 +65,8 @@ class ClusterFailoverIntegrationTests {
 					.enableAllAdaptiveRefreshTriggers()
 					.enablePeriodicRefresh(Duration.ofSeconds(1))
 					.build())
+				.disconnectedBehavior(rejectWhileDisconnected ? ClientOptions.DisconnectedBehavior.REJECT_COMMANDS
+						: ClientOptions.DisconnectedBehavior.DEFAULT)
 				.build())
 			.build();
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisClusterConfiguration(cluster.seeds()),
