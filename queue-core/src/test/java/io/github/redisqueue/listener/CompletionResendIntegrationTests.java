@@ -2,6 +2,7 @@ package io.github.redisqueue.listener;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
@@ -100,6 +101,17 @@ class CompletionResendIntegrationTests extends AbstractRedisIntegrationTests {
 		}
 	}
 
+	/**
+	 * The events logged so far, copied while no thread appends (the appender appends under its
+	 * own lock; reading its list while a job thread logs failed with a
+	 * ConcurrentModificationException).
+	 */
+	private List<ILoggingEvent> events() {
+		synchronized (this.logs) {
+			return new ArrayList<>(this.logs.list);
+		}
+	}
+
 	@Test
 	void completionSentAgainAfterALostReplyIsNotReportedAsALostLease() throws Exception {
 		FlakyTemplate queues = new FlakyTemplate(this.connectionFactory);
@@ -122,9 +134,9 @@ class CompletionResendIntegrationTests extends AbstractRedisIntegrationTests {
 			queues.failAfter = false;
 
 			// sent again; the job is gone already: logged as such, not as a lost lease
-			await().atMost(Duration.ofSeconds(10)).until(() -> this.logs.list.stream()
+			await().atMost(Duration.ofSeconds(10)).until(() -> events().stream()
 				.anyMatch((event) -> event.getFormattedMessage().contains("already completed or gone")));
-			assertThat(this.logs.list).filteredOn((event) -> event.getLevel().isGreaterOrEqual(Level.WARN))
+			assertThat(events()).filteredOn((event) -> event.getLevel().isGreaterOrEqual(Level.WARN))
 				.extracting(ILoggingEvent::getFormattedMessage)
 				.noneMatch((message) -> message.contains("lease") || message.contains("refused"));
 			assertThat(admin.job("replies", id)).isEmpty();
