@@ -87,7 +87,7 @@ final class PartitionedReserve {
 		Merged merged = new Merged();
 		for (int i = 0; i < count; i++) {
 			int p = (this.first + i) % count;
-			if (!this.template.partitionSkipped(this.parts[p])) {
+			if (!this.template.partitioning().skipped(this.parts[p])) {
 				candidates.add(p);
 			}
 		}
@@ -144,7 +144,7 @@ final class PartitionedReserve {
 				if (failure != null) {
 					lastFailure = failure;
 					silent.add(this.parts[p].name());
-					this.template.skipPartition(this.parts[p], SKIP);
+					this.template.partitioning().skip(this.parts[p], SKIP);
 					candidates.remove((Integer) p);
 					merged.unsent.addAll(sent.get(i));
 					logger.debug("Partition {} of queue '{}' did not answer a reserve", this.parts[p].name(), this.queue,
@@ -172,7 +172,7 @@ final class PartitionedReserve {
 		if (answered == 0 && lastFailure != null) {
 			throw lastFailure;
 		}
-		if (this.template.partitionsSilent(this.queue, silent) && lastFailure != null) {
+		if (this.template.partitioning().silent(this.queue, silent) && lastFailure != null) {
 			logger.warn("Partitions {} of queue '{}' did not answer; the other partitions are served meanwhile: {}",
 					silent, this.queue, lastFailure.toString());
 		}

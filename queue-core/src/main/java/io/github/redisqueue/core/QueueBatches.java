@@ -77,7 +77,7 @@ final class QueueBatches {
 	Batch open(String queue, @Nullable String id, int maxConcurrency, int priority,
 			@Nullable String completionQueue, @Nullable Object completionPayload, @Nullable Integer maxAttempts,
 			Map<String, String> headerValues) {
-		QueueKeys k = (id != null) ? this.template.keysFor(queue, id) : this.template.keysForNew(queue, null);
+		QueueKeys k = (id != null) ? this.template.keysFor(queue, id) : this.template.partitioning().keysForNew(queue, null);
 		this.template.register(k);
 		byte[] completion = (completionPayload != null) ? this.template.getSerializer().serialize(completionPayload) : new byte[0];
 		if (completion.length > this.template.getSettings().maxPayloadBytes()) {

@@ -1,7 +1,6 @@
 package io.github.redisqueue.core;
 
 import java.lang.reflect.Type;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -12,12 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BiFunction;
 import java.util.function.Consumer;
-import java.util.zip.CRC32;
 
 import io.github.redisqueue.QueueException;
 import io.github.redisqueue.support.converter.JacksonJobSerializer;
@@ -91,21 +85,9 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 
 	private final QueueSettings settings;
 
-	private final ConcurrentMap<String, QueueKeys> keys = new ConcurrentHashMap<>();
-
-	private final ConcurrentMap<String, QueueKeys[]> partitionKeys = new ConcurrentHashMap<>();
-
-	// per partitioned queue, the partition whose turn it is (enqueues without a routing key,
-	// batches without an id, reserves)
-	private final ConcurrentMap<String, AtomicInteger> turns = new ConcurrentHashMap<>();
-
 	private final QueueWakeups wakeups;
 
-	// per partitioned queue, the partitions that failed to answer its last reserve
-	private final ConcurrentMap<String, Set<String>> silentPartitions = new ConcurrentHashMap<>();
-
-	// per partition that failed to answer a reserve, until when (System.nanoTime) reserves leave it out
-	private final ConcurrentMap<String, Long> skippedPartitions = new ConcurrentHashMap<>();
+	private final QueuePartitions partitioning;
 
 	private final QueueRegistration registry;
 
@@ -156,6 +138,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		this.executor = new QueueScriptExecutor(connectionFactory, scripts);
 		this.registry = new QueueRegistration(this.executor, settings.keyPrefix());
 		this.wakeups = new QueueWakeups(connectionFactory);
+		this.partitioning = new QueuePartitions(settings);
 	}
 
 	/** The connection factory the template uses. */
@@ -227,39 +210,24 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		return this.serializer;
 	}
 
-	/**
-	 * The keys of one queue of one partition (validates the name); a partitioned queue has no such
-	 * keys, see {@link #partitions(String)}.
-	 */
-	QueueKeys keys(String queue) {
-		QueueKeys existing = this.keys.get(queue);
-		if (existing != null) {
-			return existing;
-		}
-		if (this.settings.partitions(queue) > 1) {
-			throw new IllegalStateException("Queue '" + queue + "' is spread over " + this.settings.partitions(queue)
-					+ " partitions: a call on it must name a partition");
-		}
-		return this.keys.computeIfAbsent(queue, (name) -> new QueueKeys(this.settings.keyPrefix(), name));
+	/** Which partitions a queue has, where its jobs go, and which partitions answer. */
+	QueuePartitions partitioning() {
+		return this.partitioning;
 	}
 
-	/**
-	 * The keys of every partition of a queue, in partition order (validates the name); one for a
-	 * queue that is not partitioned.
-	 */
+	/** The keys of a queue of one partition; see {@link QueuePartitions#keys}. */
+	QueueKeys keys(String queue) {
+		return this.partitioning.keys(queue);
+	}
+
+	/** The keys of every partition of a queue; see {@link QueuePartitions#partitions}. */
 	QueueKeys[] partitions(String queue) {
-		QueueKeys[] existing = this.partitionKeys.get(queue);
-		if (existing != null) {
-			return existing;
-		}
-		int count = this.settings.partitions(queue);
-		return this.partitionKeys.computeIfAbsent(queue, (name) -> {
-			QueueKeys[] parts = new QueueKeys[count];
-			for (int i = 0; i < count; i++) {
-				parts[i] = (count == 1) ? keys(name) : new QueueKeys(this.settings.keyPrefix(), name, i, count);
-			}
-			return parts;
-		});
+		return this.partitioning.partitions(queue);
+	}
+
+	/** The keys of the partition holding a job or batch id; see {@link QueuePartitions#keysFor}. */
+	QueueKeys keysFor(String queue, String id) {
+		return this.partitioning.keysFor(queue, id);
 	}
 
 	/**
@@ -272,52 +240,14 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		return Arrays.stream(partitions(queue)).map(QueueKeys::name).toList();
 	}
 
-	/** The keys of the partition that holds the job or batch with the given id. */
-	QueueKeys keysFor(String queue, String id) {
-		QueueKeys[] parts = partitions(queue);
-		return (parts.length == 1) ? parts[0] : parts[partitionOfId(id, parts.length)];
-	}
-
-	/**
-	 * The keys of the partition a new job or batch goes to: the partition of its routing key, or
-	 * the next partition in turn.
-	 */
-	QueueKeys keysForNew(String queue, @Nullable String routingKey) {
-		QueueKeys[] parts = partitions(queue);
-		if (parts.length == 1) {
-			return parts[0];
-		}
-		return parts[(routingKey != null) ? partitionOfKey(routingKey, parts.length) : nextTurn(queue, parts.length)];
-	}
-
-	private int nextTurn(String queue, int count) {
-		return Math.floorMod(this.turns.computeIfAbsent(queue, (name) -> new AtomicInteger()).getAndIncrement(), count);
-	}
-
-	/**
-	 * The partition of a job or batch id: a partition's ids are its index modulo the partition
-	 * count; other ids (batch ids a caller chose) by their hash, as routing keys.
-	 */
+	/** See {@link QueuePartitions#partitionOfId}. */
 	static int partitionOfId(String id, int count) {
-		int length = id.length();
-		if (length > 0 && length <= 18) {
-			boolean digits = true;
-			for (int i = 0; i < length && digits; i++) {
-				char c = id.charAt(i);
-				digits = c >= '0' && c <= '9';
-			}
-			if (digits) {
-				return (int) (Long.parseLong(id) % count);
-			}
-		}
-		return partitionOfKey(id, count);
+		return QueuePartitions.partitionOfId(id, count);
 	}
 
-	/** The partition of a routing key: the CRC-32 of its UTF-8 bytes modulo the partition count. */
+	/** See {@link QueuePartitions#partitionOfKey}. */
 	static int partitionOfKey(String key, int count) {
-		CRC32 crc = new CRC32();
-		crc.update(key.getBytes(StandardCharsets.UTF_8));
-		return (int) (crc.getValue() % count);
+		return QueuePartitions.partitionOfKey(key, count);
 	}
 
 	@Override
@@ -382,9 +312,9 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 			Map<String, String> headerValues) {
 		QueueKeys[] parts = partitions(queue);
 		if (parts.length == 1 || options.routingKey() != null || serialized.size() == 1) {
-			return enqueueOn(queue, keysForNew(queue, options.routingKey()), serialized, options, headerValues);
+			return enqueueOn(queue, this.partitioning.keysForNew(queue, options.routingKey()), serialized, options, headerValues);
 		}
-		int first = nextTurn(queue, parts.length);
+		int first = this.partitioning.nextTurn(queue, parts.length);
 		int runs = Math.min(parts.length, serialized.size());
 		List<EnqueueResult> results = new ArrayList<>(serialized.size());
 		for (int run = 0; run < runs; run++) {
@@ -519,7 +449,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		}
 		else {
 			register(parts[0]);
-			reservation = new PartitionedReserve(this, queue, parts, nextTurn(queue, parts.length), inTurn)
+			reservation = new PartitionedReserve(this, queue, parts, this.partitioning.nextTurn(queue, parts.length), inTurn)
 				.reserve(max, lease, workerId, completions, maxAttempts, startNow);
 		}
 		record(queue, JobOutcome.COMPLETED, completions.size() - reservation.refusedCompletions()
@@ -539,37 +469,6 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 				encodeNumber(Math.max(0, startNow)));
 		ScriptReplies.addRefs(args, completions);
 		return args;
-	}
-
-	/**
-	 * Records which partitions of a queue did not answer its last reserve.
-	 * @return whether that differs from the reserve before, so worth a log line
-	 */
-	boolean partitionsSilent(String queue, Set<String> silent) {
-		Set<String> before = this.silentPartitions.put(queue, silent);
-		boolean changed = !silent.equals((before != null) ? before : Set.of());
-		if (changed && silent.isEmpty() && before != null) {
-			logger.info("Partitions {} of queue '{}' answer again", before, queue);
-		}
-		return changed;
-	}
-
-	/** Leave a partition that failed to answer out of reserves for the given time. */
-	void skipPartition(QueueKeys k, Duration time) {
-		this.skippedPartitions.put(k.name(), System.nanoTime() + time.toNanos());
-	}
-
-	/** Whether reserves leave the partition out now. */
-	boolean partitionSkipped(QueueKeys k) {
-		Long until = this.skippedPartitions.get(k.name());
-		if (until == null) {
-			return false;
-		}
-		if (System.nanoTime() - until >= 0) {
-			this.skippedPartitions.remove(k.name(), until);
-			return false;
-		}
-		return true;
 	}
 
 	/** The arguments of one call of the complete script. */
@@ -610,7 +509,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 
 	@Override
 	public List<AckResult> completeAll(String queue, Collection<JobRef> jobs) {
-		return byPartition(queue, jobs, (k, refs) -> {
+		return this.partitioning.byPartition(queue, jobs, (k, refs) -> {
 			List<Object> reply = this.executor.run(this.executor.scripts().complete(), k, completeArgs(refs));
 			List<?> codes = ScriptReplies.completeCodes(reply);
 			record(queue, JobOutcome.COMPLETED, ScriptReplies.acknowledged(codes));
@@ -619,38 +518,6 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 			}
 			return ScriptReplies.ackResults(codes);
 		});
-	}
-
-	/**
-	 * Runs {@code call} once per partition that holds some of the jobs, with those jobs, and
-	 * returns the results in the order of {@code jobs}.
-	 */
-	private <R> List<R> byPartition(String queue, Collection<JobRef> jobs,
-			BiFunction<QueueKeys, Collection<JobRef>, List<R>> call) {
-		QueueKeys[] parts = partitions(queue);
-		if (parts.length == 1) {
-			return call.apply(parts[0], jobs);
-		}
-		List<JobRef> all = List.copyOf(jobs);
-		List<List<Integer>> positions = new ArrayList<>(parts.length);
-		for (int p = 0; p < parts.length; p++) {
-			positions.add(new ArrayList<>());
-		}
-		for (int i = 0; i < all.size(); i++) {
-			positions.get(partitionOfId(all.get(i).id(), parts.length)).add(i);
-		}
-		List<R> results = new ArrayList<>(Collections.nCopies(all.size(), null));
-		for (int p = 0; p < parts.length; p++) {
-			List<Integer> at = positions.get(p);
-			if (at.isEmpty()) {
-				continue;
-			}
-			List<R> answers = call.apply(parts[p], at.stream().map(all::get).toList());
-			for (int j = 0; j < at.size(); j++) {
-				results.set(at.get(j), answers.get(j));
-			}
-		}
-		return results;
 	}
 
 	@Override
@@ -691,7 +558,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	@Override
 	public List<ExtendResult> extendAll(String queue, Collection<JobRef> jobs, Duration lease) {
 		checkLease(lease);
-		return byPartition(queue, jobs, (k, refs) -> ScriptReplies.extendResults(this.executor
+		return this.partitioning.byPartition(queue, jobs, (k, refs) -> ScriptReplies.extendResults(this.executor
 			.run(this.executor.scripts().extend(), k, ScriptReplies.refArgs(encodeNumber(lease.toMillis()), refs))));
 	}
 
@@ -707,7 +574,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 
 	@Override
 	public List<AckResult> releaseAll(String queue, Collection<JobRef> jobs, boolean started) {
-		return byPartition(queue, jobs, (k, refs) -> ScriptReplies.ackResults(this.executor
+		return this.partitioning.byPartition(queue, jobs, (k, refs) -> ScriptReplies.ackResults(this.executor
 			.run(this.executor.scripts().release(), k, ScriptReplies.refArgs(started ? STARTED : UNSTARTED, refs))));
 	}
 

@@ -1,6 +1,5 @@
 package io.github.redisqueue.samples.benchmark;
 
-import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,7 +13,6 @@ import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.ReservedJob;
 import io.github.redisqueue.listener.QueueListenerContainer;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 
@@ -45,9 +43,7 @@ final class BacklogBenchmark {
 
 	static void main(BenchmarkConfig config) throws Exception {
 		Map<String, Object> report = measure(config);
-		Files.writeString(config.out(),
-				JsonMapper.builder().build().writerWithDefaultPrettyPrinter().writeValueAsString(report));
-		System.out.println("JSON written to " + config.out().toAbsolutePath());
+		QueueBenchmark.writeJson(config, report);
 	}
 
 	/** Measure every backlog size, print the table; the figures, for the JSON. */

@@ -1,7 +1,6 @@
 package io.github.redisqueue.samples.benchmark;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,7 +12,6 @@ import java.util.Properties;
 import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.support.converter.JobSerializer;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.ValueEncoding;
@@ -43,9 +41,7 @@ final class MemoryBenchmark {
 
 	static void main(BenchmarkConfig config) throws Exception {
 		Map<String, Object> report = measure(config);
-		Files.writeString(config.out(),
-				JsonMapper.builder().build().writerWithDefaultPrettyPrinter().writeValueAsString(report));
-		System.out.println("JSON written to " + config.out().toAbsolutePath());
+		QueueBenchmark.writeJson(config, report);
 	}
 
 	/** Measure every payload size and print the table; the figures, for the JSON. */

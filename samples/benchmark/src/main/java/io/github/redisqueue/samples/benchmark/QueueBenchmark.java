@@ -386,6 +386,13 @@ public final class QueueBenchmark {
 			.getListenerContainer("bench");
 	}
 
+	/** Write a mode's figures as JSON to {@code --out} and say where. */
+	static void writeJson(BenchmarkConfig config, Object figures) throws java.io.IOException {
+		Files.writeString(config.out(),
+				JsonMapper.builder().build().writerWithDefaultPrettyPrinter().writeValueAsString(figures));
+		System.out.println("JSON written to " + config.out().toAbsolutePath());
+	}
+
 	static List<List<BenchPayload>> chunks(int n, int size) {
 		List<List<BenchPayload>> chunks = new ArrayList<>();
 		for (int from = 0; from < n; from += size) {
