@@ -19,10 +19,10 @@ final class QueueKeys {
 	private static final int SLOTS = 16384;
 
 	/** Version of the key layout, recorded under {@code <prefix>:layout}. */
-	public static final String LAYOUT_VERSION = "3";
+	public static final String LAYOUT_VERSION = "4";
 
 	/** How many keys {@link #scriptKeys()} holds; a script's further keys follow them. */
-	static final int SCRIPT_KEYS = 22;
+	static final int SCRIPT_KEYS = 23;
 
 	/** Separates a queue's name from a partition's index in the name of a partition. */
 	static final char PARTITION_MARK = '~';
@@ -68,7 +68,7 @@ final class QueueKeys {
 				bytes("expiry"), bytes("wake"), bytes("seq"), bytes("paused"), bytes("stats"), bytes("woken"), bytes("live"),
 				bytes("jobs"), bytes("payloads"), bytes("unique"), bytes("unique:until"), bytes("batches"),
 				bytes("batches:done"), bytes("gates"), bytes("gates:wait"), bytes("batches:jobs"),
-				bytes("batches:until"));
+				bytes("batches:until"), bytes("ready:plain"));
 		this.channel = bytes("batches");
 	}
 

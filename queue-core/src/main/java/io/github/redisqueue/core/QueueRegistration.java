@@ -52,8 +52,9 @@ final class QueueRegistration {
 		int count = k.partitionCount();
 		byte[] found = this.executor.redis().<byte[], byte[]>opsForHash().get(key, field);
 		if (found == null && count > 1) {
-			byte[] plainJobs = encodeUtf8(new QueueKeys(this.prefix, k.queue()).key("jobs"));
-			if (Boolean.TRUE.equals(this.executor.redis().hasKey(plainJobs))) {
+			QueueKeys whole = new QueueKeys(this.prefix, k.queue());
+			if (Boolean.TRUE.equals(this.executor.redis().hasKey(encodeUtf8(whole.key("jobs"))))
+					|| Boolean.TRUE.equals(this.executor.redis().hasKey(encodeUtf8(whole.key("ready:plain"))))) {
 				throw new QueueException("Queue '" + k.queue() + "' holds jobs as a queue of one partition; it cannot be "
 						+ "spread over " + count + " partitions until they are done (or use another queue name)");
 			}

@@ -85,6 +85,7 @@ if op == 'add' then
     return {0, b[1] or 'missing'}
   end
   local n = tonumber(ARGV[5])
+  plain_catch_up()
   if seq_exhausted(n) then
     return redis.error_reply('ERR queue sequence exhausted: a queue takes at most ' .. int(MAX_SEQ) .. ' jobs')
   end

@@ -25,7 +25,12 @@
 --               id, so that a lexical range holds one gate's waiting jobs in FIFO order
 --  21 batches:jobs  sorted set, all scores 0: per sub-job its batch's gate id and padded id
 --  22 batches:until  sorted set, batch id -> when the record of a finished batch lapses (ms)
--- Scripts that take more keys (enqueue: idempotency keys) find them from KEYS[23] on.
+--  23 ready:plain  list of the plain jobs that are ready, in id order: a job of the default
+--               priority enqueued ready with no option that needs its record (no uniqueness,
+--               idempotency, group, expiry or batch) is one element here, its id, ':' and a
+--               MessagePack array of its headers, max attempts, enqueue time and payload, and has no
+--               record nor payload entry until it is reserved (see plain_element)
+-- Scripts that take more keys (enqueue: idempotency keys) find them from KEYS[24] on.
 -- ARGV[1] is the pub/sub channel on which the ids of finished batches are published, ARGV[2] is
 -- empty for a queue of one partition and 'count:index' for a partition of a partitioned queue;
 -- the script's own arguments start at ARGV[3].
@@ -38,6 +43,7 @@ local K_DONE, K_EXPIRY, K_WAKE, K_SEQ, K_PAUSED, K_STATS = KEYS[5], KEYS[6], KEY
 local K_WOKEN, K_LIVE, K_JOBS, K_PAYLOADS = KEYS[11], KEYS[12], KEYS[13], KEYS[14]
 local K_UNIQUE, K_UNIQUE_UNTIL, K_BATCHES, K_BATCHES_DONE = KEYS[15], KEYS[16], KEYS[17], KEYS[18]
 local K_GATES, K_GATE_WAIT, K_BATCH_JOBS, K_BATCHES_UNTIL = KEYS[19], KEYS[20], KEYS[21], KEYS[22]
+local K_PLAIN = KEYS[23]
 local CHANNEL = ARGV[1]
 -- a partition's ids and ready order: sequence x ID_STEP + ID_OFFSET, so that a job id names its
 -- partition (id modulo the partition count) and ids never repeat across partitions
@@ -50,7 +56,7 @@ do
 end
 -- consumers of a partitioned queue wait on pub/sub instead of blocking on K_WAKE
 local PARTITIONED = ID_STEP > 1
-local FIXED_KEYS = 22
+local FIXED_KEYS = 23
 -- most jobs one batch or group may have admitted (within its cap) at once
 local MAX_GATE_CAP = 1000
 local WAKE_CAP = 8
@@ -247,6 +253,132 @@ end
 -- higher priority first, FIFO within a priority: priority in [-1000, 1000], seq capped below 10^12
 local function ready_score(priority, seq)
   return int((1000 - priority) * 1000000000000 + math.min(seq, MAX_SEQ))
+end
+
+-- Plain jobs (K_PLAIN): a ready job of priority 0 whose place in ready is its id, kept as one list
+-- element instead of a record, a payload entry and a ready entry. The list holds them in id order
+-- (enqueue appends fresh ids, and plain_catch_up keeps the sequence past the last one), so the
+-- reserve merges its head with the ready set's by score, exactly as if they were one sorted set.
+local PLAIN_BASE = 1000 * 1000000000000
+
+local function plain_element(id, headers, max_attempts, enqueued_at, payload)
+  return id .. ':' .. cmsgpack.pack({headers, max_attempts, enqueued_at, payload})
+end
+
+-- the id of a plain element, as a number (nil when the element is damaged)
+local function plain_id(element)
+  return tonumber(string.match(element, '^(%d+):'))
+end
+
+-- the fields of a plain element: headers, max attempts, enqueue time, payload; when it cannot be
+-- used: nil, the reason and its payload (the whole element when even that cannot be read)
+local function plain_fields(element)
+  local at = string.find(element, ':', 1, true)
+  local ok, t = pcall(cmsgpack.unpack, string.sub(element, (at or 0) + 1))
+  if not at or not ok or type(t) ~= 'table' or #t ~= 4 then
+    return nil, 'corrupt job: plain ready entry cannot be read', element
+  end
+  if type(t[4]) ~= 'string' then
+    return nil, 'corrupt job: field payload is missing', element
+  end
+  for i, name in pairs({[2] = 'maxAttempts', [3] = 'enqueuedAt'}) do
+    if not tonumber(t[i]) then
+      local found = (type(t[i]) == 'string') and ("'" .. string.sub(t[i], 1, 40) .. "'") or 'missing'
+      return nil, 'corrupt job: field ' .. name .. ' is ' .. found, t[4]
+    end
+  end
+  return t
+end
+
+-- the record of a plain job while it is ready, t holding its plain_fields
+local function plain_record(id, t)
+  local r = blank(K_JOBS)
+  r[J.state], r[J.headers], r[J.priority], r[J.score] = 'ready', t[1], '0', int(PLAIN_BASE + tonumber(id))
+  r[J.attempts], r[J.maxAttempts], r[J.token], r[J.enqueuedAt] = '0', t[2], '0', t[3]
+  r[J.dueAt], r[J.expireAt] = '0', '0'
+  return r
+end
+
+local function ready_count()
+  return redis.call('ZCARD', K_READY) + redis.call('LLEN', K_PLAIN)
+end
+
+-- Takes up to n jobs off the head of ready: from the ready set and the plain list, merged by score.
+-- Returns a list of {id, element} in ready order, element being the plain element or false.
+local function pop_ready(n)
+  local z = redis.call('ZRANGE', K_READY, 0, n - 1, 'WITHSCORES')
+  local out = {}
+  if #z == 0 then
+    local l = redis.call('LPOP', K_PLAIN, n)
+    if l then
+      for i, e in ipairs(l) do
+        out[i] = {plain_id(e) and int(plain_id(e)) or false, e}
+      end
+    end
+    return out
+  end
+  local l = redis.call('LRANGE', K_PLAIN, 0, n - 1)
+  local zi, li = 1, 1
+  while #out < n and (zi <= #z or li <= #l) do
+    local take_plain = li <= #l
+    if take_plain and zi <= #z then
+      -- a damaged element (no id) goes first, to be dead-lettered
+      local id = plain_id(l[li])
+      take_plain = not id or PLAIN_BASE + id < tonumber(z[zi + 1])
+    end
+    if take_plain then
+      local id = plain_id(l[li])
+      out[#out + 1] = {id and int(id) or false, l[li]}
+      li = li + 1
+    else
+      out[#out + 1] = {z[zi], false}
+      zi = zi + 2
+    end
+  end
+  if zi > 1 then
+    redis.call('ZPOPMIN', K_READY, (zi - 1) / 2)
+  end
+  if li > 1 then
+    redis.call('LTRIM', K_PLAIN, li - 1, -1)
+  end
+  return out
+end
+
+-- the plain element of job id (a number) and its index in the list, or nil: a binary search of the
+-- list, which is in id order (at most 64 reads of an element)
+local function plain_find(id)
+  local lo, hi = 0, redis.call('LLEN', K_PLAIN) - 1
+  for _ = 1, 64 do
+    if lo > hi then
+      return nil
+    end
+    local mid = math.floor((lo + hi) / 2)
+    local e = redis.call('LINDEX', K_PLAIN, mid)
+    local found = e and plain_id(e)
+    if not found then
+      return nil
+    elseif found == id then
+      return e, mid
+    elseif found < id then
+      lo = mid + 1
+    else
+      hi = mid - 1
+    end
+  end
+  return nil
+end
+
+-- keeps the sequence past the id of the last plain job, so that the plain list stays in id order
+-- even when the counter fell behind (it was lost, say by eviction)
+local function plain_catch_up()
+  local last = redis.call('LINDEX', K_PLAIN, -1)
+  local id = last and plain_id(last)
+  if id then
+    local seq = math.floor((id - ID_OFFSET) / ID_STEP)
+    if (tonumber(redis.call('GET', K_SEQ)) or 0) < seq then
+      redis.call('SET', K_SEQ, int(seq))
+    end
+  end
 end
 
 -- member of the delayed set for a job id, and back

@@ -10,6 +10,12 @@ if ARGV[3] == 'job' then
   local id = ARGV[4]
   local out = {}
   local r = record(K_JOBS, id)
+  local payload = r and redis.call('HGET', K_PAYLOADS, id)
+  if not r and string.match(id, '^%d+$') then
+    local element = plain_find(tonumber(id))
+    local t = element and plain_fields(element)
+    r, payload = t and plain_record(id, t), t and t[4]
+  end
   if r then
     for i, name in ipairs(FIELDS[K_JOBS]) do
       if r[i] then
@@ -17,7 +23,6 @@ if ARGV[3] == 'job' then
         out[#out + 1] = r[i]
       end
     end
-    local payload = redis.call('HGET', K_PAYLOADS, id)
     if payload then
       out[#out + 1] = 'payload'
       out[#out + 1] = payload
@@ -25,14 +30,21 @@ if ARGV[3] == 'job' then
   end
   return out
 end
+-- the next job to run: the head of the ready set or of the plain list, whichever scores lower
 local head_age = -1
-local head = redis.call('ZRANGE', K_READY, 0, 0)
-if head[1] then
+local head = redis.call('ZRANGE', K_READY, 0, 0, 'WITHSCORES')
+local first_plain = redis.call('LINDEX', K_PLAIN, 0)
+local plain_head = first_plain and plain_id(first_plain)
+local since = 0
+if plain_head and (not head[1] or PLAIN_BASE + plain_head < tonumber(head[2])) then
+  local t = plain_fields(first_plain)
+  since = t and tonumber(t[3]) or 0
+elseif head[1] then
   local f = jget(head[1], {'enqueuedAt', 'dueAt', 'readyAt'})
-  local since = ready_since(f[1], f[2], f[3])
-  if since > 0 then
-    head_age = math.max(0, now_ms() - since)
-  end
+  since = ready_since(f[1], f[2], f[3])
+end
+if since > 0 then
+  head_age = math.max(0, now_ms() - since)
 end
 local recent, span = completed_recently(now_ms())
 -- the counters, with the sub-jobs of the (at most 100 oldest) open batches waiting for a place
@@ -50,7 +62,7 @@ if #open > 0 then
     counters[#counters + 1] = v
   end
 end
-local out = {redis.call('ZCARD', K_READY), redis.call('ZCARD', K_DELAYED),
+local out = {ready_count(), redis.call('ZCARD', K_DELAYED),
   redis.call('ZCARD', K_INFLIGHT), redis.call('ZCARD', K_DEAD), redis.call('ZCARD', K_DONE),
   redis.call('EXISTS', K_PAUSED), counters, head_age, recent, span}
 if ARGV[3] == 'dead' then

@@ -54,20 +54,40 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
   local names = {'state', 'payload', 'headers', 'attempts', 'maxAttempts', 'token', 'enqueuedAt', 'priority',
     'score', 'expireAt', 'dueAt', 'readyAt', 'lost', 'batch'}
   while got < n and budget > 0 do
-    local popped = redis.call('ZPOPMIN', K_READY, n - got)
+    local popped = pop_ready(n - got)
     if #popped == 0 then
       break
     end
-    for j = 1, #popped, 2 do
-      local id = popped[j]
-      local r = record(K_JOBS, id)
-      local f = r and {r[J.state], redis.call('HGET', K_PAYLOADS, id), r[J.headers], r[J.attempts], r[J.maxAttempts],
-        r[J.token], r[J.enqueuedAt], r[J.priority], r[J.score], r[J.expireAt], r[J.dueAt], r[J.readyAt], r[J.lost],
-        r[J.batch]}
-      if not r then
-        budget = budget - 1
+    for _, entry in ipairs(popped) do
+      local id, element = entry[1], entry[2]
+      local r, f
+      if element then
+        -- a plain job: its record is written now
+        local t, bad, kept = plain_fields(element)
+        if not id then
+          id = int(new_id())
+        end
+        if not t then
+          redis.call('HSET', K_PAYLOADS, id, kept)
+          to_dead(id, bad, now)
+          budget = budget - 1
+        else
+          r = plain_record(id, t)
+          records[K_JOBS][id] = r
+          redis.call('HSET', K_PAYLOADS, id, t[4])
+          f = {'ready', t[4], t[1], '0', t[2], '0', t[3], '0', r[J.score], '0', '0', false, false, false}
+        end
       else
-        local bad = corrupt(f, names, {4, 5, 6, 7, 8, 9})
+        r = record(K_JOBS, id)
+        f = r and {r[J.state], redis.call('HGET', K_PAYLOADS, id), r[J.headers], r[J.attempts], r[J.maxAttempts],
+          r[J.token], r[J.enqueuedAt], r[J.priority], r[J.score], r[J.expireAt], r[J.dueAt], r[J.readyAt], r[J.lost],
+          r[J.batch]}
+        if not r then
+          budget = budget - 1
+        end
+      end
+      if f then
+        local bad = (not element) and corrupt(f, names, {4, 5, 6, 7, 8, 9})
         if not bad and not f[1] then
           bad = 'corrupt job: field state is missing'
         elseif not bad and not f[2] then
@@ -122,7 +142,7 @@ end
 local owed = wake_owed
 wake_owed = -1
 if owed > 0 then
-  wake(math.min(owed, redis.call('ZCARD', K_READY)))
+  wake(math.min(owed, ready_count()))
 end
 out[1] = next_due()
 out[3] = expired

@@ -20,6 +20,11 @@ public final class JobRecords {
 	private static final DefaultRedisScript<List> READ = new DefaultRedisScript<>(QueueScripts.withPrelude("""
 			local out = {}
 			local r = record(K_JOBS, ARGV[3])
+			if not r then
+			  local element = plain_find(tonumber(ARGV[3]) or -1)
+			  local t = element and plain_fields(element)
+			  r = t and plain_record(ARGV[3], t)
+			end
 			if r then
 			  for i, name in ipairs(FIELDS[K_JOBS]) do
 			    if r[i] then
@@ -31,11 +36,69 @@ public final class JobRecords {
 			return out
 			"""), List.class);
 
-	private static final DefaultRedisScript<Long> WRITE = new DefaultRedisScript<>(QueueScripts.withPrelude("""
-			rset(K_JOBS, ARGV[3], ARGV[4], false)
-			if ARGV[5] == '1' then rset(K_JOBS, ARGV[3], ARGV[4], ARGV[6]) end
+	// a plain job is first given the record, payload entry and ready entry it has once it is not
+	// plain (as a job with options has them from the start), so that its record can be damaged
+	private static final String TO_RECORD = """
+			local function to_record(id)
+			  local element, index = plain_find(tonumber(id) or -1)
+			  local t = element and plain_fields(element)
+			  if not t then
+			    return
+			  end
+			  redis.call('LSET', K_PLAIN, index, '~')
+			  redis.call('LREM', K_PLAIN, 1, '~')
+			  local r = plain_record(id, t)
+			  records[K_JOBS][id] = r
+			  jsave(id, r)
+			  redis.call('HSET', K_PAYLOADS, id, t[4])
+			  redis.call('ZADD', K_READY, r[J.score], id)
+			end
+			""";
+
+	private static final DefaultRedisScript<Long> WRITE = new DefaultRedisScript<>(QueueScripts.withPrelude(TO_RECORD
+			+ """
+					to_record(ARGV[3])
+					rset(K_JOBS, ARGV[3], ARGV[4], false)
+					if ARGV[5] == '1' then rset(K_JOBS, ARGV[3], ARGV[4], ARGV[6]) end
+					return 1
+					"""), Long.class);
+
+	// a plain job's payload is rewritten in its element
+	private static final DefaultRedisScript<Long> PAYLOAD = new DefaultRedisScript<>(QueueScripts.withPrelude("""
+			local element, index = plain_find(tonumber(ARGV[3]) or -1)
+			local t = element and plain_fields(element)
+			if t then
+			  redis.call('LSET', K_PLAIN, index, plain_element(ARGV[3], t[1], t[2], t[3], ARGV[4]))
+			else
+			  redis.call('HSET', K_PAYLOADS, ARGV[3], ARGV[4])
+			end
 			return 1
 			"""), Long.class);
+
+	// replaces a plain job's element as a whole (ARGV[5] = 0), or one field of it (ARGV[5] = position)
+	private static final DefaultRedisScript<Long> ELEMENT = new DefaultRedisScript<>(QueueScripts.withPrelude("""
+			local element, index = plain_find(tonumber(ARGV[3]) or -1)
+			if not element then
+			  return 0
+			end
+			local at = tonumber(ARGV[5])
+			if at > 0 then
+			  local t = plain_fields(element)
+			  t[at] = ARGV[4]
+			  redis.call('LSET', K_PLAIN, index, plain_element(ARGV[3], t[1], t[2], t[3], t[4]))
+			else
+			  redis.call('LSET', K_PLAIN, index, ARGV[4])
+			end
+			return 1
+			"""), Long.class);
+
+	private static final DefaultRedisScript<Long> DELETE = new DefaultRedisScript<>(QueueScripts.withPrelude(TO_RECORD
+			+ """
+					to_record(ARGV[3])
+					redis.call('HDEL', K_JOBS, ARGV[3])
+					redis.call('HDEL', K_PAYLOADS, ARGV[3])
+					return 1
+					"""), Long.class);
 
 	private final StringRedisTemplate redis;
 
@@ -57,20 +120,36 @@ public final class JobRecords {
 		return fields;
 	}
 
-	/** Sets a field of a job's record, or removes it when {@code value} is {@code null}. */
+	/**
+	 * Sets a field of a job's record, or removes it when {@code value} is {@code null}. A plain job
+	 * gets its record first.
+	 */
 	public void put(String id, String field, @Nullable String value) {
 		this.redis.execute(WRITE, keys(), "", "", id, field, (value != null) ? "1" : "0", (value != null) ? value : "");
 	}
 
-	/** Replaces a job's payload. */
+	/** Replaces a job's payload (in its element, for a plain job). */
 	public void payload(String id, String payload) {
-		this.redis.opsForHash().put(this.keys.key("payloads"), id, payload);
+		this.redis.execute(PAYLOAD, keys(), "", "", id, payload);
 	}
 
-	/** Deletes a job's record and payload, as if lost. */
+	/** Replaces the list element of a plain job; false when the job is not a plain one. */
+	public boolean element(String id, String element) {
+		return Long.valueOf(1).equals(this.redis.execute(ELEMENT, keys(), "", "", id, element, "0"));
+	}
+
+	/**
+	 * Replaces one field of a plain job's element: 1 headers, 2 max attempts, 3 enqueue time, 4
+	 * payload; false when the job is not a plain one.
+	 */
+	public boolean plainField(String id, int position, String value) {
+		return Long.valueOf(1)
+			.equals(this.redis.execute(ELEMENT, keys(), "", "", id, value, Integer.toString(position)));
+	}
+
+	/** Deletes a job's record and payload (a plain job's element), as if lost. */
 	public void delete(String id) {
-		this.redis.opsForHash().delete(this.keys.key("jobs"), id);
-		this.redis.opsForHash().delete(this.keys.key("payloads"), id);
+		this.redis.execute(DELETE, keys(), "", "", id);
 	}
 
 	/** Whether a job has a record. */

@@ -53,7 +53,7 @@ class WorkerRegistryEdgeIntegrationTests extends AbstractRedisIntegrationTests {
 
 		admin.heartbeat(worker("job:1", "workers"), Duration.ofSeconds(30));
 		assertThat(records.fields(id)).isEqualTo(fields);
-		assertThat(this.redis.getExpire(queues.keys("workers").key("jobs"))).as("TTL of the job records").isEqualTo(-1);
+		assertThat(this.redis.getExpire(queues.keys("workers").key("ready:plain"))).as("TTL of the ready list").isEqualTo(-1);
 		admin.leave(worker("job:1", "workers"));
 
 		assertThat(records.fields(id)).isEqualTo(fields);

@@ -27,14 +27,16 @@ import io.github.redisqueue.core.QueueSettings;
  * @param memory the memory benchmark instead: Redis memory per queued job
  * @param memoryJobs jobs queued per payload size by the memory benchmark
  * @param payloadBytes the payload sizes of the memory benchmark, in bytes as stored
+ * @param paddedTo when {@code --payload-bytes} is given, the first of its sizes: the payload size of
+ * the throughput, latency, backlog and cluster phases (0 leaves their payload as it is, about 60 bytes)
  * @param backlog the backlog benchmark instead: the cost of a job with many waiting
  * @param backlogSizes the jobs waiting in the backlog benchmark's cases
  * @param backlogSample the jobs the backlog benchmark drains in each case
  */
 record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Duration latencyDuration, int runs,
 		String redisUrl, Path out, boolean reference, boolean cluster, int masters, int replicas,
-		List<Integer> partitions, boolean memory, int memoryJobs, List<Integer> payloadBytes, boolean backlog,
-		List<Integer> backlogSizes, int backlogSample) {
+		List<Integer> partitions, boolean memory, int memoryJobs, List<Integer> payloadBytes, int paddedTo,
+		boolean backlog, List<Integer> backlogSizes, int backlogSample) {
 
 	static BenchmarkConfig parse(String... args) {
 		int jobs = 100_000;
@@ -53,6 +55,7 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Durati
 		boolean memory = false;
 		int memoryJobs = 20_000;
 		List<Integer> payloadBytes = List.of(50, 100, 1_000, 10_000);
+		int paddedTo = 0;
 		boolean backlog = false;
 		List<Integer> backlogSizes = List.of(1_000, 1_000_000);
 		int backlogSample = 20_000;
@@ -83,9 +86,10 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Durati
 					.map((size) -> Integer.valueOf(size.strip()))
 					.toList();
 				case "backlog-sample" -> backlogSample = Integer.parseInt(value);
-				case "payload-bytes" -> payloadBytes = Arrays.stream(value.split(","))
-					.map((size) -> Integer.valueOf(size.strip()))
-					.toList();
+				case "payload-bytes" -> {
+					payloadBytes = Arrays.stream(value.split(",")).map((size) -> Integer.valueOf(size.strip())).toList();
+					paddedTo = payloadBytes.get(0);
+				}
 				default -> throw new IllegalArgumentException("Unknown argument '" + arg + "'; known: --jobs=N "
 						+ "--concurrency=C --batch-cap=B --rate=R --latency-seconds=S --runs=K --redis-url=redis://host:port "
 						+ "--out=FILE --no-reference --cluster --cluster-masters=3 --cluster-replicas=0 --partitions=1,2,3 --memory --memory-jobs=N "
@@ -107,7 +111,8 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Durati
 			throw new IllegalArgumentException("backlog-sample must be positive and backlog-sizes 0 or more");
 		}
 		return new BenchmarkConfig(jobs, concurrency, batchCap, rate, latency, runs, url, out, reference, cluster,
-				masters, replicas, partitions, memory, memoryJobs, payloadBytes, backlog, backlogSizes, backlogSample);
+				masters, replicas, partitions, memory, memoryJobs, payloadBytes, paddedTo, backlog, backlogSizes,
+				backlogSample);
 	}
 
 }

@@ -45,7 +45,8 @@ import org.springframework.core.env.MapPropertySource;
  * reported as median, min and max with Redis round trips and JVM CPU per job. Run it with
  * {@code java -jar samples/benchmark/target/benchmark.jar [--jobs=N] [--concurrency=C]
  * [--batch-cap=B] [--rate=R] [--latency-seconds=S] [--runs=K] [--redis-url=redis://host:port]
- * [--out=FILE] [--no-reference]}; with {@code --cluster [--cluster-masters=M]
+ * [--out=FILE] [--no-reference] [--payload-bytes=S]} ({@code --payload-bytes} pads the payload of
+ * every phase to about S bytes of JSON; without it a payload is about 60 bytes); with {@code --cluster [--cluster-masters=M]
  * [--cluster-replicas=R] [--partitions=P1,P2,...]}, the drain on a local Redis Cluster instead,
  * once for each partition count of the queue (see {@link ClusterBenchmark}); with {@code --memory
  * [--memory-jobs=N] [--payload-bytes=S1,S2,...]}, Redis memory per queued job by payload size
@@ -72,6 +73,7 @@ public final class QueueBenchmark {
 
 	public static void main(String[] args) throws Exception {
 		BenchmarkConfig config = BenchmarkConfig.parse(args);
+		BenchPayload.padTo(config.paddedTo());
 		if (config.cluster()) {
 			ClusterBenchmark.main(config);
 			return;
@@ -109,6 +111,7 @@ public final class QueueBenchmark {
 		machine.put("concurrency", this.config.concurrency());
 		machine.put("batchCap", this.config.batchCap());
 		machine.put("runs", this.config.runs());
+		machine.put("payloadBytes", (this.config.paddedTo() > 0) ? this.config.paddedTo() : "about 60");
 		Figures single = new Figures("enqueue, 1 job/call, 1 thread", "jobs/s");
 		Figures bulk = new Figures("enqueue, bulk (1000/call)", "jobs/s");
 		Figures drain = new Figures("drain @QueueListener C=" + this.config.concurrency(), "jobs/s");
