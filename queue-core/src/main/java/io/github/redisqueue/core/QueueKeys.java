@@ -22,7 +22,7 @@ final class QueueKeys {
 	public static final String LAYOUT_VERSION = "4";
 
 	/** How many keys {@link #scriptKeys()} holds; a script's further keys follow them. */
-	static final int SCRIPT_KEYS = 23;
+	static final int SCRIPT_KEYS = 22;
 
 	/** Separates a queue's name from a partition's index in the name of a partition. */
 	static final char PARTITION_MARK = '~';
@@ -66,9 +66,9 @@ final class QueueKeys {
 				: (partitions + ":" + partition).getBytes(StandardCharsets.US_ASCII);
 		this.scriptKeys = List.of(bytes("ready"), bytes("delayed"), bytes("inflight"), bytes("dead"), bytes("done"),
 				bytes("expiry"), bytes("wake"), bytes("seq"), bytes("paused"), bytes("stats"), bytes("woken"), bytes("live"),
-				bytes("jobs"), bytes("payloads"), bytes("unique"), bytes("unique:until"), bytes("batches"),
+				bytes("jobs"), bytes("ready:plain"), bytes("unique"), bytes("unique:until"), bytes("batches"),
 				bytes("batches:done"), bytes("gates"), bytes("gates:wait"), bytes("batches:jobs"),
-				bytes("batches:until"), bytes("ready:plain"));
+				bytes("batches:until"));
 		this.channel = bytes("batches");
 	}
 

@@ -101,9 +101,9 @@ if op == 'add' then
     local r = blank(K_JOBS)
     r[J.state], r[J.headers], r[J.priority], r[J.score], r[J.batch] = 'waiting', b[4], b[2], '0', bid
     r[J.attempts], r[J.maxAttempts], r[J.token], r[J.enqueuedAt] = '0', b[3], '0', enqueued_at
+    r[J.payload] = ARGV[5 + i]
     records[K_JOBS][id] = r
     jsave(id, r)
-    redis.call('HSET', K_PAYLOADS, id, ARGV[5 + i])
     members[2 * i - 1] = 0
     members[2 * i] = bk .. dmember(id)
     out[2 + i] = id

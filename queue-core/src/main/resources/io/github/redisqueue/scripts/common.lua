@@ -14,8 +14,12 @@
 --  10 stats     hash of counters (fields starting with '~' are internal)
 --  11 woken     list that blocked consumers move wake-ups into; cleared by reserve
 --  12 live      sorted set of the workers consuming the queue, score = heartbeat deadline (ms)
---  13 jobs      hash, job id -> the job's record (see FIELDS)
---  14 payloads  hash, job id -> the job's payload
+--  13 jobs      hash, job id -> the job's record, its payload included (see FIELDS)
+--  14 ready:plain  list of the plain jobs that are ready, in id order: a job of the default
+--               priority enqueued ready with no option that needs its record (no uniqueness,
+--               idempotency, group, expiry or batch) is one element here, its id, ':' and a
+--               MessagePack array of its headers, max attempts, enqueue time and payload, and has no
+--               record until it is reserved (see plain_element)
 --  15 unique    hash, uniqueness key -> id of the job holding it
 --  16 unique:until  sorted set, uniqueness key -> when it lapses (ms; keys kept after completion)
 --  17 batches   sorted set of open batches, score = creation time
@@ -25,12 +29,7 @@
 --               id, so that a lexical range holds one gate's waiting jobs in FIFO order
 --  21 batches:jobs  sorted set, all scores 0: per sub-job its batch's gate id and padded id
 --  22 batches:until  sorted set, batch id -> when the record of a finished batch lapses (ms)
---  23 ready:plain  list of the plain jobs that are ready, in id order: a job of the default
---               priority enqueued ready with no option that needs its record (no uniqueness,
---               idempotency, group, expiry or batch) is one element here, its id, ':' and a
---               MessagePack array of its headers, max attempts, enqueue time and payload, and has no
---               record nor payload entry until it is reserved (see plain_element)
--- Scripts that take more keys (enqueue: idempotency keys) find them from KEYS[24] on.
+-- Scripts that take more keys (enqueue: idempotency keys) find them from KEYS[23] on.
 -- ARGV[1] is the pub/sub channel on which the ids of finished batches are published, ARGV[2] is
 -- empty for a queue of one partition and 'count:index' for a partition of a partitioned queue;
 -- the script's own arguments start at ARGV[3].
@@ -40,10 +39,9 @@
 -- with the reason instead of failing the call, and every loop is bounded by an argument.
 local K_READY, K_DELAYED, K_INFLIGHT, K_DEAD = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local K_DONE, K_EXPIRY, K_WAKE, K_SEQ, K_PAUSED, K_STATS = KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
-local K_WOKEN, K_LIVE, K_JOBS, K_PAYLOADS = KEYS[11], KEYS[12], KEYS[13], KEYS[14]
+local K_WOKEN, K_LIVE, K_JOBS, K_PLAIN = KEYS[11], KEYS[12], KEYS[13], KEYS[14]
 local K_UNIQUE, K_UNIQUE_UNTIL, K_BATCHES, K_BATCHES_DONE = KEYS[15], KEYS[16], KEYS[17], KEYS[18]
 local K_GATES, K_GATE_WAIT, K_BATCH_JOBS, K_BATCHES_UNTIL = KEYS[19], KEYS[20], KEYS[21], KEYS[22]
-local K_PLAIN = KEYS[23]
 local CHANNEL = ARGV[1]
 -- a partition's ids and ready order: sequence x ID_STEP + ID_OFFSET, so that a job id names its
 -- partition (id modulo the partition count) and ids never repeat across partitions
@@ -56,7 +54,7 @@ do
 end
 -- consumers of a partitioned queue wait on pub/sub instead of blocking on K_WAKE
 local PARTITIONED = ID_STEP > 1
-local FIXED_KEYS = 23
+local FIXED_KEYS = 22
 -- most jobs one batch or group may have admitted (within its cap) at once
 local MAX_GATE_CAP = 1000
 local WAKE_CAP = 8
@@ -87,7 +85,7 @@ end
 local FIELDS = {
   [K_JOBS] = {'state', 'headers', 'priority', 'score', 'attempts', 'maxAttempts', 'token', 'enqueuedAt', 'dueAt',
     'readyAt', 'expireAt', 'finishedAt', 'uniqueKey', 'uniqueTtl', 'group', 'batch', 'ofBatch', 'worker',
-    'leaseUntil', 'ahead', 'lost', 'lostAhead', 'error'},
+    'leaseUntil', 'ahead', 'lost', 'lostAhead', 'error', 'payload'},
   [K_GATES] = {'state', 'cap', 'admits', 'ends', 'priority', 'total', 'completed', 'dead', 'cancelled', 'createdAt',
     'finishedAt', 'onComplete', 'context', 'retention', 'maxAttempts', 'headers', 'cancelAt'}
 }
@@ -105,7 +103,7 @@ local J = POSITION[K_JOBS]
 local function blank(h)
   if h == K_JOBS then
     return {false, false, false, false, false, false, false, false, false, false, false, false, false, false,
-      false, false, false, false, false, false, false, false, false}
+      false, false, false, false, false, false, false, false, false, false}
   end
   local r = {}
   for i = 1, #FIELDS[h] do
@@ -211,10 +209,9 @@ local function jset(id, ...)
   rset(K_JOBS, id, ...)
 end
 
--- deletes a job: its record and its payload
+-- deletes a job: its record, payload included
 local function jdel(id)
   rdel(K_JOBS, id)
-  redis.call('HDEL', K_PAYLOADS, id)
 end
 
 -- the next free id: the counter, or past it when the counter fell behind existing jobs (it was
@@ -295,7 +292,7 @@ local function plain_record(id, t)
   local r = blank(K_JOBS)
   r[J.state], r[J.headers], r[J.priority], r[J.score] = 'ready', t[1], '0', int(PLAIN_BASE + tonumber(id))
   r[J.attempts], r[J.maxAttempts], r[J.token], r[J.enqueuedAt] = '0', t[2], '0', t[3]
-  r[J.dueAt], r[J.expireAt] = '0', '0'
+  r[J.dueAt], r[J.expireAt], r[J.payload] = '0', '0', t[4]
   return r
 end
 

@@ -1,7 +1,7 @@
 -- Enqueues one or more jobs. ARGV[3] = job count, then 13 values per job:
 -- payload, headers, priority, delay ms, run-at ms (0 = none), uniqueness key ('' = none),
 -- uniqueness window ms after completion, expire-after ms (0 = none), max attempts,
--- idempotency key (its position in KEYS, from 24 on; '' = none), idempotency window ms, group key
+-- idempotency key (its position in KEYS, from 23 on; '' = none), idempotency window ms, group key
 -- ('' = none), group concurrency. An idempotency key is a string key of its own holding the id,
 -- expiring with its window.
 -- A job of a group whose concurrency is taken waits at the group (state 'waiting', see admit);
@@ -79,9 +79,9 @@ for i = 0, n - 1 do
       if group ~= '' then
         r[J.group] = group
       end
+      r[J.payload] = ARGV[o]
       records[K_JOBS][id] = r
       jsave(id, r)
-      redis.call('HSET', K_PAYLOADS, id, ARGV[o])
       if ukey ~= '' then
         unique_take(ukey, id)
       end

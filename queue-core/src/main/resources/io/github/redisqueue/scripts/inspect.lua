@@ -10,11 +10,10 @@ if ARGV[3] == 'job' then
   local id = ARGV[4]
   local out = {}
   local r = record(K_JOBS, id)
-  local payload = r and redis.call('HGET', K_PAYLOADS, id)
   if not r and string.match(id, '^%d+$') then
     local element = plain_find(tonumber(id))
     local t = element and plain_fields(element)
-    r, payload = t and plain_record(id, t), t and t[4]
+    r = t and plain_record(id, t)
   end
   if r then
     for i, name in ipairs(FIELDS[K_JOBS]) do
@@ -22,10 +21,6 @@ if ARGV[3] == 'job' then
         out[#out + 1] = name
         out[#out + 1] = r[i]
       end
-    end
-    if payload then
-      out[#out + 1] = 'payload'
-      out[#out + 1] = payload
     end
   end
   return out
@@ -71,7 +66,7 @@ if ARGV[3] == 'dead' then
   for i = 1, #ids, 2 do
     local f = jget(ids[i], {'payload', 'headers', 'attempts', 'error'})
     out[#out + 1] = ids[i]
-    out[#out + 1] = redis.call('HGET', K_PAYLOADS, ids[i]) or ''
+    out[#out + 1] = f[1] or ''
     out[#out + 1] = f[2] or ''
     out[#out + 1] = tonumber(f[3]) or 0
     out[#out + 1] = f[4] or ''

@@ -68,18 +68,17 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
           id = int(new_id())
         end
         if not t then
-          redis.call('HSET', K_PAYLOADS, id, kept)
+          rset(K_JOBS, id, 'payload', kept)
           to_dead(id, bad, now)
           budget = budget - 1
         else
           r = plain_record(id, t)
           records[K_JOBS][id] = r
-          redis.call('HSET', K_PAYLOADS, id, t[4])
           f = {'ready', t[4], t[1], '0', t[2], '0', t[3], '0', r[J.score], '0', '0', false, false, false}
         end
       else
         r = record(K_JOBS, id)
-        f = r and {r[J.state], redis.call('HGET', K_PAYLOADS, id), r[J.headers], r[J.attempts], r[J.maxAttempts],
+        f = r and {r[J.state], r[J.payload], r[J.headers], r[J.attempts], r[J.maxAttempts],
           r[J.token], r[J.enqueuedAt], r[J.priority], r[J.score], r[J.expireAt], r[J.dueAt], r[J.readyAt], r[J.lost],
           r[J.batch]}
         if not r then

@@ -173,7 +173,7 @@ class CorruptJobHashIntegrationTests extends AbstractRedisIntegrationTests {
 		JobRecords records = new JobRecords(this.redis, queues, QUEUE);
 		if (field.equals("payload")) {
 			if (value == null) {
-				this.redis.opsForHash().delete(queues.keys(QUEUE).key("payloads"), id);
+				records.put(id, "payload", null);
 			}
 			else {
 				records.payload(id, value);

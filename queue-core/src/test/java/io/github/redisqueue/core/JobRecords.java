@@ -27,7 +27,7 @@ public final class JobRecords {
 			end
 			if r then
 			  for i, name in ipairs(FIELDS[K_JOBS]) do
-			    if r[i] then
+			    if r[i] and name ~= 'payload' then
 			      out[#out + 1] = name
 			      out[#out + 1] = r[i]
 			    end
@@ -36,8 +36,8 @@ public final class JobRecords {
 			return out
 			"""), List.class);
 
-	// a plain job is first given the record, payload entry and ready entry it has once it is not
-	// plain (as a job with options has them from the start), so that its record can be damaged
+	// a plain job is first given the record and ready entry it has once it is not plain (as a job
+	// with options has them from the start), so that its record can be damaged
 	private static final String TO_RECORD = """
 			local function to_record(id)
 			  local element, index = plain_find(tonumber(id) or -1)
@@ -50,7 +50,6 @@ public final class JobRecords {
 			  local r = plain_record(id, t)
 			  records[K_JOBS][id] = r
 			  jsave(id, r)
-			  redis.call('HSET', K_PAYLOADS, id, t[4])
 			  redis.call('ZADD', K_READY, r[J.score], id)
 			end
 			""";
@@ -70,7 +69,7 @@ public final class JobRecords {
 			if t then
 			  redis.call('LSET', K_PLAIN, index, plain_element(ARGV[3], t[1], t[2], t[3], ARGV[4]))
 			else
-			  redis.call('HSET', K_PAYLOADS, ARGV[3], ARGV[4])
+			  rset(K_JOBS, ARGV[3], 'payload', ARGV[4])
 			end
 			return 1
 			"""), Long.class);
@@ -96,7 +95,6 @@ public final class JobRecords {
 			+ """
 					to_record(ARGV[3])
 					redis.call('HDEL', K_JOBS, ARGV[3])
-					redis.call('HDEL', K_PAYLOADS, ARGV[3])
 					return 1
 					"""), Long.class);
 
@@ -147,7 +145,7 @@ public final class JobRecords {
 			.equals(this.redis.execute(ELEMENT, keys(), "", "", id, value, Integer.toString(position)));
 	}
 
-	/** Deletes a job's record and payload (a plain job's element), as if lost. */
+	/** Deletes a job's record (a plain job's element), as if lost. */
 	public void delete(String id) {
 		this.redis.execute(DELETE, keys(), "", "", id);
 	}
@@ -164,11 +162,6 @@ public final class JobRecords {
 
 	private List<String> keys() {
 		return this.keys.scriptKeys().stream().map((key) -> new String(key, StandardCharsets.UTF_8)).toList();
-	}
-
-	/** How many jobs have a payload. */
-	public long payloads() {
-		return this.redis.opsForHash().size(this.keys.key("payloads"));
 	}
 
 }

@@ -35,7 +35,6 @@ class PlainJobIntegrationTests extends AbstractRedisIntegrationTests {
 		JobRecords records = new JobRecords(this.redis, queues, QUEUE);
 
 		assertThat(records.count()).isZero();
-		assertThat(records.payloads()).isZero();
 		assertThat(this.redis.opsForList().size(queues.keys(QUEUE).key("ready:plain"))).isEqualTo(1);
 		assertThat(admin.counts(QUEUE).ready()).isEqualTo(1);
 		assertThat(admin.job(QUEUE, id)).hasValueSatisfying((info) -> {
@@ -54,7 +53,6 @@ class PlainJobIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(this.redis.opsForList().size(queues.keys(QUEUE).key("ready:plain"))).isZero();
 		assertThat(queues.complete(QUEUE, job.ref())).isEqualTo(AckResult.OK);
 		assertThat(records.count()).isZero();
-		assertThat(records.payloads()).isZero();
 	}
 
 	@Test

@@ -62,7 +62,7 @@ final class MemoryBenchmark {
 			.append(config("hash-max-listpack-value"))
 			.append('\n');
 		out.append(String.format("%14s %18s %22s %18s %22s  %s%n", "payload bytes", "queue bytes/job",
-				"queue beyond payload", "list bytes/job", "list beyond payload", "encodings (jobs, payloads, ready)"));
+				"queue beyond payload", "list bytes/job", "list beyond payload", "encodings (jobs, ready, ready:plain)"));
 		for (int size : this.config.payloadBytes()) {
 			String payload = payload(queues.getSerializer(), size);
 			int stored = queues.getSerializer().serialize(payload).length;
@@ -77,8 +77,8 @@ final class MemoryBenchmark {
 				}
 			}
 			double perJob = (usedMemory() - before) / (double) n;
-			String encodings = encoding("{rq:" + QUEUE + "}:jobs") + ", " + encoding("{rq:" + QUEUE + "}:payloads")
-					+ ", " + encoding("{rq:" + QUEUE + "}:ready");
+			String encodings = encoding("{rq:" + QUEUE + "}:jobs") + ", " + encoding("{rq:" + QUEUE + "}:ready")
+					+ ", " + encoding("{rq:" + QUEUE + "}:ready:plain");
 			this.redis.flushAll();
 			long listBefore = usedMemory();
 			byte[] raw = payload.getBytes(StandardCharsets.UTF_8);
