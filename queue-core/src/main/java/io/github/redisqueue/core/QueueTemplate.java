@@ -338,13 +338,12 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		int chunk = this.settings.enqueueChunk();
 		for (int from = 0; from < serialized.size(); from += chunk) {
 			List<byte[]> part = serialized.subList(from, Math.min(from + chunk, serialized.size()));
-			List<byte[]> args = new ArrayList<>(1 + part.size() * 13);
+			// the headers and options once, then the payloads
+			List<byte[]> args = new ArrayList<>(2 + shared.length + part.size());
 			args.add(encodeNumber(part.size()));
-			for (byte[] payload : part) {
-				args.add(payload);
-				args.add(headers);
-				Collections.addAll(args, shared);
-			}
+			args.add(headers);
+			Collections.addAll(args, shared);
+			args.addAll(part);
 			results.addAll(ScriptReplies.enqueueResults(runEnqueue(queue, k, extraKeys, args)));
 		}
 		long duplicates = results.stream().filter(EnqueueResult::duplicate).count();

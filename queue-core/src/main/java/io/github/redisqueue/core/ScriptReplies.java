@@ -232,7 +232,7 @@ final class ScriptReplies {
 	}
 
 	/**
-	 * The nine values {@code enqueue.lua} takes per job after payload and headers: "priority,
+	 * The eleven values {@code enqueue.lua} takes for all the jobs of a call after their headers: "priority,
 	 * delay ms, run-at ms (0 = none), uniqueness key ('' = none), uniqueness window ms after
 	 * completion, expire-after ms (0 = none), max attempts, idempotency key ('' = none),
 	 * idempotency window ms, group key ('' = none), group concurrency".

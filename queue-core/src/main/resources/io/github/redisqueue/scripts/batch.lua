@@ -85,8 +85,8 @@ if op == 'add' then
     return {0, b[1] or 'missing'}
   end
   local n = tonumber(ARGV[5])
-  plain_catch_up()
-  if seq_exhausted(n) then
+  local seq_now = plain_catch_up()
+  if seq_id((tonumber(seq_now) or 0) + n) > MAX_SEQ then
     return redis.error_reply('ERR queue sequence exhausted: a queue takes at most ' .. int(MAX_SEQ) .. ' jobs')
   end
   -- one range of ids from the sequence, unless the counter fell behind existing jobs

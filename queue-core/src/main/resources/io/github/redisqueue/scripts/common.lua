@@ -89,13 +89,17 @@ local FIELDS = {
   [K_GATES] = {'state', 'cap', 'admits', 'ends', 'priority', 'total', 'completed', 'dead', 'cancelled', 'createdAt',
     'finishedAt', 'onComplete', 'context', 'retention', 'maxAttempts', 'headers', 'cancelAt'}
 }
-local POSITION = {}
-for h, names in pairs(FIELDS) do
-  POSITION[h] = {}
-  for i, name in ipairs(names) do
-    POSITION[h][name] = i
-  end
-end
+-- the position of each field, written out (a test checks it against FIELDS): building it with loops
+-- on every call cost more than the rest of this prelude's tables
+local POSITION = {
+  [K_JOBS] = {state = 1, headers = 2, priority = 3, score = 4, attempts = 5, maxAttempts = 6, token = 7,
+    enqueuedAt = 8, dueAt = 9, readyAt = 10, expireAt = 11, finishedAt = 12, uniqueKey = 13, uniqueTtl = 14,
+    group = 15, batch = 16, ofBatch = 17, worker = 18, leaseUntil = 19, ahead = 20, lost = 21,
+    lostAhead = 22, error = 23, payload = 24},
+  [K_GATES] = {state = 1, cap = 2, admits = 3, ends = 4, priority = 5, total = 6, completed = 7, dead = 8,
+    cancelled = 9, createdAt = 10, finishedAt = 11, onComplete = 12, context = 13, retention = 14,
+    maxAttempts = 15, headers = 16, cancelAt = 17}
+}
 local records = {[K_JOBS] = {}, [K_GATES] = {}}
 -- positions of a job's fields, for the hot paths that read and write a record directly
 local J = POSITION[K_JOBS]
@@ -223,11 +227,6 @@ end
 -- the next number of the sequence, in the id space (orders a job that returns to ready)
 local function next_seq()
   return seq_id(redis.call('INCR', K_SEQ))
-end
-
--- whether taking n more numbers of the sequence would pass the largest id
-local function seq_exhausted(n)
-  return seq_id((tonumber(redis.call('GET', K_SEQ)) or 0) + n) > MAX_SEQ
 end
 
 local function new_id()
@@ -366,16 +365,20 @@ local function plain_find(id)
 end
 
 -- keeps the sequence past the id of the last plain job, so that the plain list stays in id order
--- even when the counter fell behind (it was lost, say by eviction)
+-- even when the counter fell behind (it was lost, say by eviction); returns the counter's value
+-- (false when there is none)
 local function plain_catch_up()
+  local current = redis.call('GET', K_SEQ)
   local last = redis.call('LINDEX', K_PLAIN, -1)
   local id = last and plain_id(last)
   if id then
     local seq = math.floor((id - ID_OFFSET) / ID_STEP)
-    if (tonumber(redis.call('GET', K_SEQ)) or 0) < seq then
-      redis.call('SET', K_SEQ, int(seq))
+    if (tonumber(current) or 0) < seq then
+      current = int(seq)
+      redis.call('SET', K_SEQ, current)
     end
   end
+  return current
 end
 
 -- member of the delayed set for a job id, and back

@@ -1,0 +1,49 @@
+package io.github.redisqueue.core;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import io.github.redisqueue.test.AbstractRedisIntegrationTests;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.core.script.DefaultRedisScript;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The prelude's record positions are written out rather than built on every call: they must
+ * name each field of its kind exactly once, at that field's place in the field list.
+ */
+class ScriptPreludeIntegrationTests extends AbstractRedisIntegrationTests {
+
+	@SuppressWarnings("rawtypes")
+	private static final DefaultRedisScript<List> CHECK = new DefaultRedisScript<>(QueueScripts.withPrelude("""
+			local out = {}
+			for h, names in pairs(FIELDS) do
+			  local count = 0
+			  for _ in pairs(POSITION[h]) do
+			    count = count + 1
+			  end
+			  out[#out + 1] = h .. ' ' .. #names .. ' fields, ' .. count .. ' positions'
+			  for i, name in ipairs(names) do
+			    if POSITION[h][name] ~= i then
+			      out[#out + 1] = h .. ' ' .. name .. ' at ' .. tostring(POSITION[h][name]) .. ', listed ' .. i
+			    end
+			  end
+			end
+			table.sort(out)
+			return out
+			"""), List.class);
+
+	@Test
+	void everyFieldOfARecordHasItsOwnPosition() {
+		QueueKeys keys = new QueueKeys("rq", "prelude");
+		List<String> keyNames = keys.scriptKeys().stream().map((key) -> new String(key, StandardCharsets.UTF_8)).toList();
+
+		List<Object> found = List.copyOf(this.redis.execute(CHECK, keyNames, "", ""));
+
+		assertThat(found).containsExactly(keys.key("gates") + " 17 fields, 17 positions",
+				keys.key("jobs") + " 24 fields, 24 positions");
+	}
+
+}
