@@ -32,6 +32,12 @@ final class ScriptReplies {
 	/** {@code enqueue.lua}: two values per job. */
 	static final int ENQUEUE_STRIDE = 2;
 
+	/**
+	 * {@code enqueue.lua}: "for plain jobs that took a range of ids, -1, the first id, the step
+	 * between ids and the count": the first value of such a reply.
+	 */
+	static final long ENQUEUE_RANGE = -1;
+
 	/** {@code reserve.lua}: "next due time of a delayed job (-1 none)". */
 	static final int RESERVE_NEXT_DUE = 0;
 
@@ -270,6 +276,17 @@ final class ScriptReplies {
 	}
 
 	static List<EnqueueResult> enqueueResults(List<?> reply) {
+		if (!reply.isEmpty() && reply.get(0) instanceof Long marker && marker == ENQUEUE_RANGE) {
+			// plain jobs with a range of new ids: the first, the step between ids, the count
+			long first = asLong(reply.get(1));
+			long step = asLong(reply.get(2));
+			int count = (int) asLong(reply.get(3));
+			List<EnqueueResult> results = new ArrayList<>(count);
+			for (int i = 0; i < count; i++) {
+				results.add(new EnqueueResult(Long.toString(first + i * step), false));
+			}
+			return results;
+		}
 		List<EnqueueResult> results = new ArrayList<>(reply.size() / ENQUEUE_STRIDE);
 		for (int at = 0; at + ENQUEUE_STRIDE <= reply.size(); at += ENQUEUE_STRIDE) {
 			results.add(new EnqueueResult(text(reply.get(at + ENQUEUE_ID)), asLong(reply.get(at + ENQUEUE_CREATED)) == 0));

@@ -8,7 +8,8 @@
 -- a grouped job is never delayed (the caller refuses it).
 -- Plain jobs (priority 0, ready at once, none of the options above) are appended to the plain
 -- list (see plain_element) instead, their ids taken from the sequence as one range.
--- Returns id, created flag (1 new, 0 refused as duplicate: id is the existing job's) per job.
+-- Returns id, created flag (1 new, 0 refused as duplicate: id is the existing job's) per job; or,
+-- for plain jobs that took a range of ids, -1, the first id, the step between ids and the count.
 -- Refuses the whole call, before writing anything, when the queue's sequence would pass 10^12.
 local now = now_ms()
 local n = tonumber(ARGV[3])
@@ -44,20 +45,41 @@ if due <= now and priority == 0 and expire_at == 0 and ukey == '' and not ikey a
     per_id = redis.call('HEXISTS', K_JOBS, int(seq_id(last - n + 1))) == 1
       or (n > 1 and redis.call('HEXISTS', K_JOBS, int(seq_id(last))) == 1)
   end
+  -- each element: the id, ':', then a MessagePack array of four: the three values all share, and
+  -- the payload as a MessagePack string (its header written here, so the payload is copied once)
   local common = '\148' .. cmsgpack.pack(headers, max_attempts, num(now))
   local elements = {}
+  local first = seq_id(last - n + 1)
   for i = 1, n do
-    local id = per_id and int(new_id()) or int(seq_id(last - n + i))
-    elements[i] = id .. ':' .. common .. cmsgpack.pack(ARGV[15 + i])
-    out[2 * i - 1] = id
-    out[2 * i] = 1
+    local id = per_id and int(new_id()) or num(first + (i - 1) * ID_STEP)
+    local payload = ARGV[15 + i]
+    local size, head = #payload
+    if size < 32 then
+      head = string.char(160 + size)
+    elseif size < 256 then
+      head = '\217' .. string.char(size)
+    elseif size < 65536 then
+      head = '\218' .. string.char(math.floor(size / 256), size % 256)
+    else
+      head = '\219' .. string.char(math.floor(size / 16777216), math.floor(size / 65536) % 256,
+        math.floor(size / 256) % 256, size % 256)
+    end
+    elements[i] = id .. ':' .. common .. head .. payload
+    if per_id then
+      out[2 * i - 1] = id
+      out[2 * i] = 1
+    end
   end
   for from = 1, n, 1000 do
     redis.call('RPUSH', K_PLAIN, unpack(elements, from, math.min(from + 999, n)))
   end
   redis.call('HINCRBY', K_STATS, 'enqueued', n)
   wake(n)
-  return out
+  if per_id then
+    return out
+  end
+  -- a range of new ids: its first, the step between ids and the count
+  return {-1, first, ID_STEP, n}
 end
 
 local woken, created = 0, 0

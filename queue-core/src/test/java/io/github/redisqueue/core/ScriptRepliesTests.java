@@ -32,6 +32,13 @@ class ScriptRepliesTests {
 	}
 
 	@Test
+	void enqueueRepliesOfARangeOfNewIdsNameEveryId() {
+		// ids 14, 17, 20 of partition 2 of a queue of 3
+		assertThat(ScriptReplies.enqueueResults(List.of(-1L, 14L, 3L, 3L))).containsExactly(
+				new EnqueueResult("14", false), new EnqueueResult("17", false), new EnqueueResult("20", false));
+	}
+
+	@Test
 	void reserveReplyCarriesTheHeaderAndTenValuesPerJob() {
 		List<Object> reply = new ArrayList<>(List.of(5_000L, 2L, 1L, 2L, 3L, 4L, 1_000L, 6L));
 		reply.addAll(job("11", "{\"a\":1}", "h1", 1, 3, 7, 61_000, 900, 5, 250));

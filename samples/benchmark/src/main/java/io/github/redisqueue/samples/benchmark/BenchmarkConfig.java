@@ -13,6 +13,8 @@ import io.github.redisqueue.core.QueueSettings;
  * @param jobs jobs per phase and run
  * @param concurrency listener concurrency of the drain, batch and latency phases
  * @param batchCap the batch phase's cap: at most this many of its sub-jobs admitted at once
+ * @param prefetch the listener containers' prefetch, or -1 for the library's default (as many as the
+ * concurrency)
  * @param rate jobs per second of the latency phase
  * @param latencyDuration how long the latency phase enqueues
  * @param runs runs per phase; figures are the median with min and max
@@ -33,7 +35,7 @@ import io.github.redisqueue.core.QueueSettings;
  * @param backlogSizes the jobs waiting in the backlog benchmark's cases
  * @param backlogSample the jobs the backlog benchmark drains in each case
  */
-record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Duration latencyDuration, int runs,
+record BenchmarkConfig(int jobs, int concurrency, int batchCap, int prefetch, int rate, Duration latencyDuration, int runs,
 		String redisUrl, Path out, boolean reference, boolean cluster, int masters, int replicas,
 		List<Integer> partitions, boolean memory, int memoryJobs, List<Integer> payloadBytes, int paddedTo,
 		boolean backlog, List<Integer> backlogSizes, int backlogSample) {
@@ -42,6 +44,7 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Durati
 		int jobs = 100_000;
 		int concurrency = 8;
 		int batchCap = 8;
+		int prefetch = -1;
 		int rate = 1_000;
 		Duration latency = Duration.ofSeconds(10);
 		int runs = 3;
@@ -66,6 +69,7 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Durati
 				case "jobs" -> jobs = Integer.parseInt(value);
 				case "concurrency" -> concurrency = Integer.parseInt(value);
 				case "batch-cap" -> batchCap = Integer.parseInt(value);
+				case "prefetch" -> prefetch = Integer.parseInt(value);
 				case "rate" -> rate = Integer.parseInt(value);
 				case "latency-seconds" -> latency = Duration.ofMillis((long) (Double.parseDouble(value) * 1000));
 				case "runs" -> runs = Integer.parseInt(value);
@@ -91,7 +95,7 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Durati
 					paddedTo = payloadBytes.get(0);
 				}
 				default -> throw new IllegalArgumentException("Unknown argument '" + arg + "'; known: --jobs=N "
-						+ "--concurrency=C --batch-cap=B --rate=R --latency-seconds=S --runs=K --redis-url=redis://host:port "
+						+ "--concurrency=C --batch-cap=B --prefetch=P --rate=R --latency-seconds=S --runs=K --redis-url=redis://host:port "
 						+ "--out=FILE --no-reference --cluster --cluster-masters=3 --cluster-replicas=0 --partitions=1,2,3 --memory --memory-jobs=N "
 						+ "--payload-bytes=50,100,1000,10000 --backlog --backlog-sizes=1000,1000000 --backlog-sample=N");
 			}
@@ -110,7 +114,10 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int rate, Durati
 		if (backlogSample < 1 || backlogSizes.isEmpty() || backlogSizes.stream().anyMatch((size) -> size < 0)) {
 			throw new IllegalArgumentException("backlog-sample must be positive and backlog-sizes 0 or more");
 		}
-		return new BenchmarkConfig(jobs, concurrency, batchCap, rate, latency, runs, url, out, reference, cluster,
+		if (prefetch < -1) {
+			throw new IllegalArgumentException("prefetch must be 0 or more (or -1 for the default)");
+		}
+		return new BenchmarkConfig(jobs, concurrency, batchCap, prefetch, rate, latency, runs, url, out, reference, cluster,
 				masters, replicas, partitions, memory, memoryJobs, payloadBytes, paddedTo, backlog, backlogSizes,
 				backlogSample);
 	}

@@ -44,7 +44,7 @@ import org.springframework.core.env.MapPropertySource;
  * and latency from enqueue to handler start at a fixed rate; each phase run several times,
  * reported as median, min and max with Redis round trips and JVM CPU per job. Run it with
  * {@code java -jar samples/benchmark/target/benchmark.jar [--jobs=N] [--concurrency=C]
- * [--batch-cap=B] [--rate=R] [--latency-seconds=S] [--runs=K] [--redis-url=redis://host:port]
+ * [--batch-cap=B] [--prefetch=P] [--rate=R] [--latency-seconds=S] [--runs=K] [--redis-url=redis://host:port]
  * [--out=FILE] [--no-reference] [--payload-bytes=S]} ({@code --payload-bytes} pads the payload of
  * every phase to about S bytes of JSON; without it a payload is about 60 bytes); with {@code --cluster [--cluster-masters=M]
  * [--cluster-replicas=R] [--partitions=P1,P2,...]}, the drain on a local Redis Cluster instead,
@@ -74,6 +74,7 @@ public final class QueueBenchmark {
 	public static void main(String[] args) throws Exception {
 		BenchmarkConfig config = BenchmarkConfig.parse(args);
 		BenchPayload.padTo(config.paddedTo());
+		listenerPrefetch = (config.prefetch() >= 0) ? config.prefetch() : null;
 		if (config.cluster()) {
 			ClusterBenchmark.main(config);
 			return;
@@ -110,11 +111,13 @@ public final class QueueBenchmark {
 		machine.put("jobs", this.config.jobs());
 		machine.put("concurrency", this.config.concurrency());
 		machine.put("batchCap", this.config.batchCap());
+		machine.put("prefetch", (this.config.prefetch() >= 0) ? this.config.prefetch() : "default");
 		machine.put("runs", this.config.runs());
 		machine.put("payloadBytes", (this.config.paddedTo() > 0) ? this.config.paddedTo() : "about 60");
 		Figures single = new Figures("enqueue, 1 job/call, 1 thread", "jobs/s");
 		Figures bulk = new Figures("enqueue, bulk (1000/call)", "jobs/s");
-		Figures drain = new Figures("drain @QueueListener C=" + this.config.concurrency(), "jobs/s");
+		String prefetch = (this.config.prefetch() >= 0) ? " prefetch " + this.config.prefetch() : "";
+		Figures drain = new Figures("drain @QueueListener C=" + this.config.concurrency() + prefetch, "jobs/s");
 		Figures batch = new Figures("batch cap " + this.config.batchCap() + ", @QueueListener C="
 				+ this.config.concurrency(), "jobs/s");
 		Figures pull = new Figures("drain pull API C=" + this.config.concurrency(), "jobs/s");
@@ -365,6 +368,9 @@ public final class QueueBenchmark {
 	 * The container factory is given {@code queues}, so the container consumes the queue as that
 	 * template's settings define it (over all its partitions, when they spread it over several).
 	 */
+	// the listener containers' prefetch from --prefetch; null keeps the library's default
+	private static volatile Integer listenerPrefetch;
+
 	static AnnotationConfigApplicationContext listenerContext(QueueTemplate queues, int concurrency,
 			BenchListener listener) {
 		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
@@ -375,7 +381,7 @@ public final class QueueBenchmark {
 		context.registerBean(QueueListenerConfigUtils.DEFAULT_CONTAINER_FACTORY_BEAN_NAME,
 				DefaultQueueListenerContainerFactory.class, () -> {
 					DefaultQueueListenerContainerFactory factory = new DefaultQueueListenerContainerFactory(queues);
-					factory.setContainerOptions(ContainerOptions.defaults());
+					factory.setContainerOptions(ContainerOptions.builder().prefetch(listenerPrefetch).build());
 					return factory;
 				});
 		context.registerBean(BenchListener.class, () -> listener);
