@@ -413,6 +413,10 @@ end
 
 local wake_owed = -1
 
+-- the head of the delayed set (its reply to ZRANGE 0 0 WITHSCORES) as promote found it when none
+-- was due, for next_due; false once the set may have changed since
+local delayed_head = false
+
 -- while wake_owed is 0 or more (a reserve acknowledging jobs), wake-ups are owed instead, and
 -- paid at the end of the reserve for the jobs it did not take itself
 local function wake(count)
@@ -648,6 +652,7 @@ end
 local function cancel_job(id, batch, now)
   redis.call('ZREM', K_READY, id)
   redis.call('ZREM', K_DELAYED, dmember(id))
+  delayed_head = false
   redis.call('ZREM', K_EXPIRY, id)
   gate_end(id, batch, nil, 'cancelled', now, true)
   jdel(id)
@@ -767,6 +772,13 @@ local function promote(now, limit)
   if limit <= 0 then
     return 0, 0
   end
+  -- most calls find nothing due: one read of the head answers that, and next_due too
+  local head = redis.call('ZRANGE', K_DELAYED, 0, 0, 'WITHSCORES')
+  if #head == 0 or tonumber(head[2]) > now then
+    delayed_head = head
+    return 0, 0
+  end
+  delayed_head = false
   local members = redis.call('ZRANGEBYSCORE', K_DELAYED, '-inf', now, 'LIMIT', 0, limit)
   local promoted, expired = 0, 0
   for _, member in ipairs(members) do
@@ -865,6 +877,7 @@ local function complete_job(id, token, retention, now)
     redis.call('ZREM', K_READY, id)
     redis.call('ZREM', K_DEAD, id)
     redis.call('ZREM', K_DELAYED, dmember(id))
+    delayed_head = false
     redis.call('ZREM', K_EXPIRY, id)
   end
   release_unique(id, r[J.uniqueKey], r[J.uniqueTtl], true, now)
@@ -885,6 +898,7 @@ end
 local function delay_job(id, due)
   local member = dmember(id)
   redis.call('ZADD', K_DELAYED, due, member)
+  delayed_head = false
   local first = redis.call('ZRANGE', K_DELAYED, 0, 0)
   if first[1] == member then
     wake(1)
@@ -892,7 +906,7 @@ local function delay_job(id, due)
 end
 
 local function next_due()
-  local first = redis.call('ZRANGE', K_DELAYED, 0, 0, 'WITHSCORES')
+  local first = delayed_head or redis.call('ZRANGE', K_DELAYED, 0, 0, 'WITHSCORES')
   if #first == 0 then
     return -1
   end
