@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -12,6 +14,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.SubscriptionListener;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 import org.springframework.data.redis.listener.Topic;
@@ -21,9 +24,12 @@ import org.springframework.data.redis.listener.Topic;
  * ready by publishing on the partition's channel (once until the partition's next reserve); the
  * template subscribes on one connection, started with the first waiter, and each waiter listens to
  * the channels of its queue's partitions. A blocking command could not wait on keys of several
- * masters of a cluster at once; a subscription hears every master. An announcement missed (the
- * subscription was not yet made, or was lost with its connection) costs at most the fetch loop's
- * poll interval, after which it reserves anyway.
+ * masters of a cluster at once; a subscription hears every master. Opening a waiter waits (at
+ * most {@link #SUBSCRIBE_WAIT}) until Redis confirmed the subscription of each of its channels, so
+ * that the reserve a fetch loop makes after opening it covers everything announced before. An
+ * announcement missed all the same (the confirmation did not come in time, or the subscription was
+ * lost with its connection) costs at most the fetch loop's poll interval, after which it reserves
+ * anyway.
  */
 final class QueueWakeups {
 
@@ -31,7 +37,13 @@ final class QueueWakeups {
 
 	private final RedisConnectionFactory connectionFactory;
 
+	/** The longest wait for Redis to confirm the subscription of a new waiter's channels. */
+	static final Duration SUBSCRIBE_WAIT = Duration.ofSeconds(2);
+
 	private @Nullable RedisMessageListenerContainer listeners;
+
+	// channels whose subscription Redis confirmed (and did not end since)
+	private final Set<String> subscribed = ConcurrentHashMap.newKeySet();
 
 	QueueWakeups(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
@@ -45,6 +57,7 @@ final class QueueWakeups {
 		}
 		Waiter waiter = new Waiter();
 		container().addMessageListener(waiter, topics);
+		waiter.awaitSubscribed(topics);
 		return waiter;
 	}
 
@@ -94,7 +107,7 @@ final class QueueWakeups {
 	}
 
 	/** One fetch loop's wait: ends at the first announcement heard since the last wait. */
-	private final class Waiter implements QueueWaiter, MessageListener {
+	private final class Waiter implements QueueWaiter, MessageListener, SubscriptionListener {
 
 		private boolean announced;
 
@@ -104,6 +117,42 @@ final class QueueWakeups {
 		public synchronized void onMessage(Message message, byte @Nullable [] pattern) {
 			this.announced = true;
 			notifyAll();
+		}
+
+		@Override
+		public void onChannelSubscribed(byte[] channel, long count) {
+			QueueWakeups.this.subscribed.add(new String(channel, StandardCharsets.UTF_8));
+			synchronized (this) {
+				notifyAll();
+			}
+		}
+
+		@Override
+		public void onChannelUnsubscribed(byte[] channel, long count) {
+			QueueWakeups.this.subscribed.remove(new String(channel, StandardCharsets.UTF_8));
+		}
+
+		private boolean allSubscribed(List<Topic> topics) {
+			for (Topic topic : topics) {
+				if (!QueueWakeups.this.subscribed.contains(topic.getTopic())) {
+					return false;
+				}
+			}
+			return true;
+		}
+
+		/** Wait, at most {@link #SUBSCRIBE_WAIT}, until every channel of the topics is subscribed. */
+		synchronized void awaitSubscribed(List<Topic> topics) {
+			long deadline = System.nanoTime() + SUBSCRIBE_WAIT.toNanos();
+			try {
+				long left;
+				while (!this.closed && !allSubscribed(topics) && (left = deadline - System.nanoTime()) > 0) {
+					wait(Math.max(1, left / 1_000_000L));
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
 		}
 
 		@Override
