@@ -257,8 +257,27 @@ end
 -- reserve merges its head with the ready set's by score, exactly as if they were one sorted set.
 local PLAIN_BASE = 1000 * 1000000000000
 
-local function plain_element(id, headers, max_attempts, enqueued_at, payload)
-  return id .. ':' .. cmsgpack.pack({headers, max_attempts, enqueued_at, payload})
+-- the start of the MessagePack array of a plain element, shared by the jobs of one enqueue: the
+-- array header and its first three values
+local function plain_prefix(headers, max_attempts, enqueued_at)
+  return '\148' .. cmsgpack.pack(headers, max_attempts, enqueued_at)
+end
+
+-- a plain element: the id, ':', the prefix, then the payload as a MessagePack string (its header
+-- written here, so that the payload is copied once)
+local function plain_element(id, prefix, payload)
+  local size, head = #payload
+  if size < 32 then
+    head = string.char(160 + size)
+  elseif size < 256 then
+    head = '\217' .. string.char(size)
+  elseif size < 65536 then
+    head = '\218' .. string.char(math.floor(size / 256), size % 256)
+  else
+    head = '\219' .. string.char(math.floor(size / 16777216), math.floor(size / 65536) % 256,
+      math.floor(size / 256) % 256, size % 256)
+  end
+  return id .. ':' .. prefix .. head .. payload
 end
 
 -- the id of a plain element, as a number (nil when the element is damaged)

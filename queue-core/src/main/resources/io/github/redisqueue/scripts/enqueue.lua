@@ -45,26 +45,12 @@ if due <= now and priority == 0 and expire_at == 0 and ukey == '' and not ikey a
     per_id = redis.call('HEXISTS', K_JOBS, int(seq_id(last - n + 1))) == 1
       or (n > 1 and redis.call('HEXISTS', K_JOBS, int(seq_id(last))) == 1)
   end
-  -- each element: the id, ':', then a MessagePack array of four: the three values all share, and
-  -- the payload as a MessagePack string (its header written here, so the payload is copied once)
-  local common = '\148' .. cmsgpack.pack(headers, max_attempts, num(now))
+  local prefix = plain_prefix(headers, max_attempts, num(now))
   local elements = {}
   local first = seq_id(last - n + 1)
   for i = 1, n do
     local id = per_id and int(new_id()) or num(first + (i - 1) * ID_STEP)
-    local payload = ARGV[15 + i]
-    local size, head = #payload
-    if size < 32 then
-      head = string.char(160 + size)
-    elseif size < 256 then
-      head = '\217' .. string.char(size)
-    elseif size < 65536 then
-      head = '\218' .. string.char(math.floor(size / 256), size % 256)
-    else
-      head = '\219' .. string.char(math.floor(size / 16777216), math.floor(size / 65536) % 256,
-        math.floor(size / 256) % 256, size % 256)
-    end
-    elements[i] = id .. ':' .. common .. head .. payload
+    elements[i] = plain_element(id, prefix, ARGV[15 + i])
     if per_id then
       out[2 * i - 1] = id
       out[2 * i] = 1

@@ -67,7 +67,7 @@ public final class JobRecords {
 			local element, index = plain_find(tonumber(ARGV[3]) or -1)
 			local t = element and plain_fields(element)
 			if t then
-			  redis.call('LSET', K_PLAIN, index, plain_element(ARGV[3], t[1], t[2], t[3], ARGV[4]))
+			  redis.call('LSET', K_PLAIN, index, plain_element(ARGV[3], plain_prefix(t[1], t[2], t[3]), ARGV[4]))
 			else
 			  rset(K_JOBS, ARGV[3], 'payload', ARGV[4])
 			end
@@ -84,7 +84,7 @@ public final class JobRecords {
 			if at > 0 then
 			  local t = plain_fields(element)
 			  t[at] = ARGV[4]
-			  redis.call('LSET', K_PLAIN, index, plain_element(ARGV[3], t[1], t[2], t[3], t[4]))
+			  redis.call('LSET', K_PLAIN, index, plain_element(ARGV[3], plain_prefix(t[1], t[2], t[3]), t[4]))
 			else
 			  redis.call('LSET', K_PLAIN, index, ARGV[4])
 			end
