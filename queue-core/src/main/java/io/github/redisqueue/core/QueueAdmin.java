@@ -1,6 +1,7 @@
 package io.github.redisqueue.core;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -36,6 +37,8 @@ import static io.github.redisqueue.core.ScriptReplies.text;
  * admin.deadLetters("emails", 0, 20).forEach((job) -&gt; log(job.error()));
  * admin.retryAllDead("emails");
  * admin.batches("resize", 0, 20).forEach((batch) -&gt; log(batch.id() + ": " + batch.ended() + "/" + batch.total()));
+ * admin.jobs("emails", JobState.READY, JobOrder.OLDEST_FIRST, 0, 50).forEach((job) -&gt; log(job.id()));
+ * admin.promote("emails", delayedId);
  * </pre>
  *
  * @since 0.1.0
@@ -51,6 +54,15 @@ public class QueueAdmin implements QueueAdminOperations {
 	/** Most batches one {@link #batches page} may hold. */
 	public static final int MAX_BATCH_PAGE = 100;
 
+	/** Most jobs one {@link #jobs page of jobs} may hold. */
+	public static final int MAX_JOB_PAGE = 500;
+
+	/**
+	 * Deepest end (offset plus count) of a {@link #jobs page of jobs}, for every queue: one page
+	 * never reads more than this many entries of an index (of each partition).
+	 */
+	public static final int MAX_JOB_PAGE_END = 10_000;
+
 	private static final Logger logger = LoggerFactory.getLogger(QueueAdmin.class);
 
 	private static final byte[] INSPECT_DEAD_LETTERS = encodeAscii("dead");
@@ -61,6 +73,10 @@ public class QueueAdmin implements QueueAdminOperations {
 
 	private static final byte[] ANY_TIME = encodeAscii("+inf");
 
+	private static final byte[] JOBS_DELETE = encodeAscii("delete");
+
+	private static final byte[] JOBS_PROMOTE = encodeAscii("promote");
+
 	private final QueueTemplate template;
 
 	private final QueueScriptExecutor executor;
@@ -68,6 +84,8 @@ public class QueueAdmin implements QueueAdminOperations {
 	private final QueueSettings settings;
 
 	private final WorkerRegistry workers;
+
+	private final JobPages jobPages;
 
 	/** Queues whose counts {@link #overview()} fetches in its first round trip. */
 	private final Set<String> overviewQueues = new ConcurrentSkipListSet<>();
@@ -81,6 +99,7 @@ public class QueueAdmin implements QueueAdminOperations {
 		this.executor = template.executor();
 		this.settings = template.getSettings();
 		this.workers = new WorkerRegistry(this.executor, this.settings.keyPrefix(), template::partitions);
+		this.jobPages = new JobPages(template);
 	}
 
 	/** The template this admin works on. */
@@ -191,11 +210,68 @@ public class QueueAdmin implements QueueAdminOperations {
 	public Optional<JobInfo> job(String queue, String id) {
 		List<Object> reply = this.executor.run(this.executor.scripts().inspect(), this.template.keysFor(queue, id),
 				List.of(encodeAscii("job"), encodeUtf8(id)));
-		Map<byte[], byte[]> fields = new LinkedHashMap<>();
-		for (int at = 0; at + 1 < reply.size(); at += 2) {
-			fields.put(ScriptReplies.bytes(reply.get(at)), ScriptReplies.bytes(reply.get(at + 1)));
+		return ScriptReplies.flatJob(queue, id, reply, (raw) -> this.template.headers(queue, raw));
+	}
+
+	/**
+	 * A page of the jobs of one state: one script call for a queue of one partition, which reads
+	 * the index entries of the page only. A page of a partitioned queue first reads the scores of
+	 * each partition's first {@code offset + count} jobs (in calls of at most 1,000), then the
+	 * page's jobs from the partitions that hold them (see {@link JobPages}).
+	 */
+	@Override
+	public List<JobInfo> jobs(String queue, JobState state, JobOrder order, int offset, int count) {
+		String index = switch (state) {
+			case READY -> "ready";
+			case DELAYED -> "delayed";
+			case ACTIVE -> "active";
+			case DEAD -> "dead";
+			default -> throw new IllegalArgumentException("Jobs in state " + state + " cannot be listed: the states "
+					+ "listed are READY, DELAYED, ACTIVE and DEAD (jobs waiting at a batch or group are in no index)");
+		};
+		if (offset < 0 || count < 1 || count > MAX_JOB_PAGE || (long) offset + count > MAX_JOB_PAGE_END) {
+			throw new IllegalArgumentException("Job page (offset " + offset + ", count " + count + ") is invalid: "
+					+ "offset must be 0 or more, count from 1 to " + MAX_JOB_PAGE + " and offset plus count at most "
+					+ MAX_JOB_PAGE_END);
 		}
-		return ScriptReplies.job(queue, id, fields, (raw) -> this.template.headers(queue, raw));
+		return this.jobPages.page(queue, index, order, offset, count);
+	}
+
+	@Override
+	public boolean deleteJob(String queue, String id) {
+		QueueKeys k = this.template.keysFor(queue, id);
+		List<Object> reply = this.executor.run(this.executor.scripts().jobs(), k, List.of(JOBS_DELETE, encodeUtf8(id)));
+		long code = ScriptReplies.asLong(reply.get(ScriptReplies.JOBS_CODE));
+		if (code == ScriptReplies.JOBS_DELETE_ACTIVE) {
+			String worker = text(reply.get(ScriptReplies.JOBS_DELETE_WORKER));
+			String leaseUntil = text(reply.get(ScriptReplies.JOBS_DELETE_LEASE_UNTIL));
+			throw new IllegalStateException("Job " + id + " of queue '" + queue + "' is active: worker '"
+					+ (worker.isEmpty() ? "unknown" : worker) + "' holds it under a lease"
+					+ (leaseUntil.matches("\\d+") ? " until " + Instant.ofEpochMilli(Long.parseLong(leaseUntil)) : "")
+					+ "; it can be deleted once it ends (completed, failed, dead-lettered or taken back)");
+		}
+		forwardFinishedBatches(queue, k, reply);
+		return code == ScriptReplies.JOBS_DONE;
+	}
+
+	@Override
+	public boolean promote(String queue, String id) {
+		QueueKeys k = this.template.keysFor(queue, id);
+		List<Object> reply = this.executor.run(this.executor.scripts().jobs(), k, List.of(JOBS_PROMOTE, encodeUtf8(id)));
+		long code = ScriptReplies.asLong(reply.get(ScriptReplies.JOBS_CODE));
+		if (code == ScriptReplies.JOBS_PROMOTE_DEAD && "expired".equals(text(reply.get(ScriptReplies.JOBS_PROMOTE_REASON)))) {
+			this.template.record(queue, JobOutcome.EXPIRED, 1);
+		}
+		forwardFinishedBatches(queue, k, reply);
+		return code == ScriptReplies.JOBS_DONE;
+	}
+
+	/** Hands off the completion jobs of batches that a job's end finished (a sub-job deleted or dead). */
+	private void forwardFinishedBatches(String queue, QueueKeys k, List<Object> reply) {
+		if (reply.size() > ScriptReplies.JOBS_BATCHES_DONE
+				&& ScriptReplies.asLong(reply.get(ScriptReplies.JOBS_BATCHES_DONE)) > 0) {
+			this.template.batches().forward(queue, k);
+		}
 	}
 
 	@Override

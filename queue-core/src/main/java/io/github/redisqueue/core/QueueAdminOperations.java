@@ -8,8 +8,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Inspection and maintenance of queues: counts, one job, dead letters, open batches, pause, and
- * the reaper.
+ * Inspection and maintenance of queues: counts, one job or a page of the jobs of one state (to
+ * delete or run now), dead letters, open batches, pause, and the reaper.
  *
  * @since 0.1.0
  * @see QueueAdmin
@@ -90,6 +90,55 @@ public interface QueueAdminOperations {
 	 * @return the job, or empty when it does not exist (any more)
 	 */
 	Optional<JobInfo> job(String queue, String id);
+
+	/**
+	 * A page of the jobs of one state, each complete as {@link #job(String, String)} reads it, read
+	 * in one script call (a page of a partitioned queue: calls per partition for the order of its
+	 * first {@code offset + count} jobs, then one per partition that holds jobs of the page). Each
+	 * state is listed by the score of its index (see {@link JobOrder}): ready jobs in the order
+	 * they will be handed out (priority, then first in, first out), delayed jobs by due time,
+	 * active jobs by lease deadline, dead jobs by time of death. Jobs waiting at their batch or
+	 * group for a place are in no index and not listed. A ready job whose stored form cannot be
+	 * read (damaged, to be dead-lettered by the reserve that takes it) is listed in its place with
+	 * state {@link JobState#UNKNOWN}, its {@link JobInfo#lastError() last error} saying why. Jobs
+	 * that change state between two pages (or between the two steps of a partitioned queue's page)
+	 * move the later pages.
+	 * @param queue the queue name
+	 * @param state {@link JobState#READY}, {@link JobState#DELAYED}, {@link JobState#ACTIVE} or
+	 * {@link JobState#DEAD}
+	 * @param order the order of the state's index to page through
+	 * @param offset jobs to skip
+	 * @param count most jobs to return, from 1 to {@value QueueAdmin#MAX_JOB_PAGE}; offset plus count
+	 * at most {@value QueueAdmin#MAX_JOB_PAGE_END}
+	 * @return the page
+	 * @throws IllegalArgumentException for another state, or a page out of those bounds
+	 */
+	List<JobInfo> jobs(String queue, JobState state, JobOrder order, int offset, int count);
+
+	/**
+	 * Delete one job that holds no lease: ready, delayed, dead, completed (while retained), or
+	 * waiting at its batch or group. It leaves the queue at once with its payload; a uniqueness key
+	 * it holds (even one kept after completion) is free again; a job of a batch or group ends there
+	 * as cancelled, so that the next waiting job is admitted and a batch whose last open sub-job it
+	 * was finishes. Counted in the queue's {@link QueueCounts#total(String) total} {@code deleted}.
+	 * @param queue the queue name
+	 * @param id the job id
+	 * @return whether the job existed and is now deleted
+	 * @throws IllegalStateException if the job is active (a worker holds it under a lease): it can
+	 * be deleted once it ends; nothing is changed
+	 */
+	boolean deleteJob(String queue, String id);
+
+	/**
+	 * Run a delayed job now (a job enqueued with a delay, or waiting for a retry): it becomes ready
+	 * at the end of its priority level, as if it had fallen due now, and a blocked consumer wakes.
+	 * A job past its expiry is dead-lettered as expired instead, and one whose record is damaged
+	 * dead-lettered with the reason, as when they fall due.
+	 * @param queue the queue name
+	 * @param id the job id
+	 * @return whether the job was delayed and is now ready
+	 */
+	boolean promote(String queue, String id);
 
 	/**
 	 * A page of dead letters, most recent first.

@@ -19,7 +19,8 @@ import org.jspecify.annotations.Nullable;
  * @param paused whether the queue is paused
  * @param totals running counters since the queue was created: enqueued, completed, failed, dead,
  * expired, reaped, duplicates, cancelled (sub-jobs of cancelled batches removed before they ran),
- * batchesOpened, batchesCompleted, batchesCancelled
+ * deleted (jobs an operator deleted, see {@link QueueAdminOperations#deleteJob}), batchesOpened,
+ * batchesCompleted, batchesCancelled
  * @param headAge how long the job at the head of the queue (the next to run: the oldest of the
  * highest priority) has been ready, by the Redis clock; {@code null} when no job is ready
  * @param throughput jobs completed per second over about the last minute (50 to 60 seconds, in

@@ -51,6 +51,8 @@ public final class QueueScripts {
 
 	private final RedisScript<List> batch = load("batch");
 
+	private final RedisScript<List> jobs = load("jobs");
+
 	private final RedisScript<Long> heartbeat = new DefaultRedisScript<>(prelude("registry") + read("heartbeat"), Long.class);
 
 	private final RedisScript<List> workers = new DefaultRedisScript<>(prelude("registry") + read("workers"), List.class);
@@ -98,6 +100,11 @@ public final class QueueScripts {
 		return this.batch;
 	}
 
+	/** Lists the jobs of one state page by page, deletes one job, runs a delayed job now. */
+	public RedisScript<List> jobs() {
+		return this.jobs;
+	}
+
 	/** Records a worker's heartbeat (keys outside any queue's hash tag). */
 	public RedisScript<Long> heartbeat() {
 		return this.heartbeat;
@@ -116,7 +123,7 @@ public final class QueueScripts {
 	/** Every script, for preloading. */
 	public List<RedisScript<?>> all() {
 		return List.of(this.enqueue, this.reserve, this.complete, this.fail, this.extend, this.release, this.reap,
-				this.dead, this.inspect, this.batch, this.heartbeat, this.workers, this.silent);
+				this.dead, this.inspect, this.batch, this.jobs, this.heartbeat, this.workers, this.silent);
 	}
 
 	/** The prelude of a queue's scripts followed by {@code body}: a script of one queue's keys. */

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -166,6 +167,45 @@ final class ScriptReplies {
 
 	/** {@code dead.lua}: "and the server time". */
 	static final int DEAD_OP_SERVER_TIME = 2;
+
+	/** {@code jobs.lua} 'list', per job: "id". */
+	static final int LISTED_ID = 0;
+
+	/** {@code jobs.lua} 'list', per job: "index score (as text)". */
+	static final int LISTED_SCORE = 1;
+
+	/** {@code jobs.lua} 'list', per job: "its fields as job_view gives them". */
+	static final int LISTED_FIELDS = 2;
+
+	/** {@code jobs.lua} 'list': three values per job. */
+	static final int LISTED_STRIDE = 3;
+
+	/** {@code jobs.lua} 'delete' and 'promote': the code, first. */
+	static final int JOBS_CODE = 0;
+
+	/** {@code jobs.lua} 'delete': "1, the job's state"; 'promote': "1 when it is ready now". */
+	static final long JOBS_DONE = 1;
+
+	/** {@code jobs.lua} 'delete': "-1, the worker holding it and its lease deadline when it is active". */
+	static final long JOBS_DELETE_ACTIVE = -1;
+
+	/** {@code jobs.lua} 'delete', after -1: "the worker holding it". */
+	static final int JOBS_DELETE_WORKER = 1;
+
+	/** {@code jobs.lua} 'delete', after -1: "its lease deadline". */
+	static final int JOBS_DELETE_LEASE_UNTIL = 2;
+
+	/** {@code jobs.lua} 'promote': "-1 when it was dead-lettered instead". */
+	static final long JOBS_PROMOTE_DEAD = -1;
+
+	/** {@code jobs.lua} 'promote': "then the reason ('' unless -1)". */
+	static final int JOBS_PROMOTE_REASON = 1;
+
+	/**
+	 * {@code jobs.lua} 'delete' after 1, 'promote': "the number of finished batches whose
+	 * completion job waits to be handed off".
+	 */
+	static final int JOBS_BATCHES_DONE = 2;
 
 	/** {@code reap.lua}: "Returns reclaimed". */
 	static final int REAP_RECLAIMED = 0;
@@ -367,6 +407,33 @@ final class ScriptReplies {
 				emptyToNull(textField(f, "error")), instantField(f, "finishedAt")));
 	}
 
+	/**
+	 * A job from a flat list of the names and values of its fields ({@code inspect.lua} 'job',
+	 * {@code jobs.lua} 'list'); empty when the list is.
+	 */
+	static Optional<JobInfo> flatJob(String queue, String id, List<?> flat,
+			Function<byte[], Map<String, String>> headers) {
+		Map<byte[], byte[]> fields = new LinkedHashMap<>();
+		for (int at = 0; at + 1 < flat.size(); at += 2) {
+			fields.put(bytes(flat.get(at)), bytes(flat.get(at + 1)));
+		}
+		return job(queue, id, fields, headers);
+	}
+
+	/**
+	 * {@code jobs.lua} 'list': "per job: id, index score (as text), its fields", each job with its
+	 * score, in the order of the reply.
+	 */
+	static List<ListedJob> listedJobs(String queue, List<?> reply, Function<byte[], Map<String, String>> headers) {
+		List<ListedJob> jobs = new ArrayList<>(reply.size() / LISTED_STRIDE);
+		for (int at = 0; at + LISTED_STRIDE <= reply.size(); at += LISTED_STRIDE) {
+			double score = Double.parseDouble(text(reply.get(at + LISTED_SCORE)));
+			flatJob(queue, text(reply.get(at + LISTED_ID)), (List<?>) reply.get(at + LISTED_FIELDS), headers)
+				.ifPresent((job) -> jobs.add(new ListedJob(job, score)));
+		}
+		return jobs;
+	}
+
 	static JobState jobState(String value) {
 		return switch (value) {
 			case "ready" -> JobState.READY;
@@ -549,6 +616,10 @@ final class ScriptReplies {
 
 	/** A decoded {@code dead.lua} reply. */
 	record DeadOpReply(long touched, long refused, long serverTime) {
+	}
+
+	/** A job of a {@code jobs.lua} 'list' reply with the score of its index. */
+	record ListedJob(JobInfo job, double score) {
 	}
 
 	/** A decoded {@code release.lua} reply in worker mode. */

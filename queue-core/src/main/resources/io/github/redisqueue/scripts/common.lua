@@ -383,6 +383,42 @@ local function plain_find(id)
   return nil
 end
 
+-- A job as inspection shows it (inspect.lua 'job', jobs.lua 'list'): the names and values of the
+-- fields of its record that are set, payload included, as a flat list; for a plain job, those of
+-- the record it gets once reserved (plain_record). element is the job's plain element when the
+-- caller read it, else false: the job's record is read, or its element looked for when it has
+-- none. An element that cannot be read (see plain_fields) shows with no state, the reason under
+-- 'error' and what could be read of it under 'payload', so that it is seen before a reserve
+-- dead-letters it. Empty when there is no such job.
+local function job_view(id, element)
+  local r = not element and record(K_JOBS, id)
+  if not r and not element and string.match(id, '^%d+$') then
+    element = plain_find(tonumber(id))
+  end
+  if element then
+    local t, reason, kept = plain_fields(element)
+    if t then
+      r = plain_record(id, t)
+    else
+      r = blank(K_JOBS)
+      r[J.priority], r[J.attempts], r[J.error], r[J.payload] = '0', '0', reason, kept
+      if plain_id(element) then
+        r[J.score] = int(PLAIN_BASE + plain_id(element))
+      end
+    end
+  end
+  local out = {}
+  if r then
+    for i, name in ipairs(FIELDS[K_JOBS]) do
+      if r[i] then
+        out[#out + 1] = name
+        out[#out + 1] = r[i]
+      end
+    end
+  end
+  return out
+end
+
 -- keeps the sequence past the id of the last plain job, so that the plain list stays in id order
 -- even when the counter fell behind (it was lost, say by eviction); returns the counter's value
 -- (false when there is none)

@@ -5,25 +5,9 @@
 -- ms of the job at the head of the queue (the next to run; -1 when none is ready), completions
 -- of about the last minute and the ms they cover, then per dead job: id, payload, headers, attempts, error, time of death.
 -- ARGV[3] = 'job' returns instead the fields of job ARGV[4] as a flat list of names and values
--- (its payload under 'payload'), empty when there is no such job.
+-- (its payload under 'payload'; see job_view), empty when there is no such job.
 if ARGV[3] == 'job' then
-  local id = ARGV[4]
-  local out = {}
-  local r = record(K_JOBS, id)
-  if not r and string.match(id, '^%d+$') then
-    local element = plain_find(tonumber(id))
-    local t = element and plain_fields(element)
-    r = t and plain_record(id, t)
-  end
-  if r then
-    for i, name in ipairs(FIELDS[K_JOBS]) do
-      if r[i] then
-        out[#out + 1] = name
-        out[#out + 1] = r[i]
-      end
-    end
-  end
-  return out
+  return job_view(ARGV[4], false)
 end
 -- the next job to run: the head of the ready set or of the plain list, whichever scores lower
 local head_age = -1

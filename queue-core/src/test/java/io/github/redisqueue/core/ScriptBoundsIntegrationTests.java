@@ -143,6 +143,34 @@ class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(counts.inFlight()).isEqualTo(100_000);
 	}
 
+	// F08: a page of jobs builds only the jobs it lists, and reads payloads of no others
+	@Test
+	void theDeepestPagesOfJobsDoNotBlockOtherClients() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
+				QueueSettings.builder().partitions("f08p", 3).build());
+		QueueAdmin admin = new QueueAdmin(queues);
+		String payload = "x".repeat(2_000);
+		for (String queue : List.of("f08j", "f08p")) {
+			// plain jobs around jobs with records, so that a ready page merges both
+			queues.enqueueAll(queue, IntStream.range(0, 30_000).mapToObj((i) -> payload).toList(), JobOptions.defaults());
+			queues.enqueueAll(queue, IntStream.range(0, 30_000).mapToObj((i) -> payload).toList(),
+					JobOptions.builder().priority(1).build());
+			queues.enqueueAll(queue, IntStream.range(0, 30_000).mapToObj((i) -> payload).toList(), JobOptions.defaults());
+		}
+
+		try (PingWatchdog watchdog = new PingWatchdog(endpoint(), this.redis)) {
+			for (String queue : List.of("f08j", "f08p")) {
+				for (JobOrder order : JobOrder.values()) {
+					assertThat(admin.jobs(queue, JobState.READY, order, QueueAdmin.MAX_JOB_PAGE_END - QueueAdmin.MAX_JOB_PAGE,
+							QueueAdmin.MAX_JOB_PAGE))
+						.as("%s %s", queue, order)
+						.hasSize(QueueAdmin.MAX_JOB_PAGE);
+				}
+			}
+			watchdog.assertAnsweredWithin(PING_LIMIT);
+		}
+	}
+
 	// F07
 	@Test
 	void reaperAndReclaimBatchesAboveTenThousandAreRefusedWithTheAllowedRange() {

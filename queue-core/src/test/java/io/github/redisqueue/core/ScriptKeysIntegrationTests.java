@@ -67,6 +67,13 @@ class ScriptKeysIntegrationTests extends AbstractRedisIntegrationTests {
 		admin.counts("keys");
 		admin.job("keys", jobs.get(0).id());
 		admin.deadLetters("keys", 0, 10);
+		for (JobState state : List.of(JobState.READY, JobState.DELAYED, JobState.ACTIVE, JobState.DEAD)) {
+			admin.jobs("keys", state, JobOrder.NEWEST_FIRST, 0, 10);
+		}
+		String delayed = queues.enqueue("keys", "d", JobOptions.builder().delay(Duration.ofHours(1)).build()).id();
+		admin.promote("keys", delayed);
+		admin.deleteJob("keys", delayed);
+		admin.deleteJob("keys", queues.enqueue("keys", "e").id());
 		admin.workers();
 		admin.silentWorkers();
 		batch.status();

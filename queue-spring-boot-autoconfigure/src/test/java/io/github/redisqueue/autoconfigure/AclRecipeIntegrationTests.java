@@ -13,7 +13,10 @@ import java.util.stream.Stream;
 
 import io.github.redisqueue.actuate.endpoint.QueuesEndpoint;
 import io.github.redisqueue.annotation.QueueListener;
+import io.github.redisqueue.core.JobInfo;
 import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.JobOrder;
+import io.github.redisqueue.core.JobState;
 import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueTemplate;
@@ -106,6 +109,21 @@ class AclRecipeIntegrationTests {
 						assertThat(endpoint.act("acl", "resume", null).count()).isEqualTo(1);
 						await().atMost(Duration.ofSeconds(10)).until(() -> queueAdmin.counts("acl").dead() == 1);
 						assertThat(queueAdmin.purgeAllDead("acl")).isEqualTo(1);
+
+						// what the dashboard does: pages of jobs, delete one, run a delayed one now
+						queueAdmin.pause("acl-admin");
+						queues.enqueue("acl-admin", "plain-1");
+						String plain = queues.enqueue("acl-admin", "plain-2").id();
+						queues.enqueue("acl-admin", "urgent", JobOptions.builder().priority(3).build());
+						String delayed = queues
+							.enqueue("acl-admin", "later", JobOptions.builder().delay(Duration.ofHours(1)).build())
+							.id();
+						assertThat(queueAdmin.jobs("acl-admin", JobState.READY, JobOrder.OLDEST_FIRST, 1, 2))
+							.extracting(JobInfo::payloadAsString)
+							.containsExactly("\"plain-1\"", "\"plain-2\"");
+						assertThat(queueAdmin.deleteJob("acl-admin", plain)).isTrue();
+						assertThat(queueAdmin.promote("acl-admin", delayed)).isTrue();
+						assertThat(queueAdmin.counts("acl-admin").ready()).isEqualTo(3);
 						await().atMost(Duration.ofSeconds(5)).until(() -> !queueAdmin.workers().isEmpty());
 						queueAdmin.reapOnce();
 						assertThat(queueAdmin.silentWorkers()).isEmpty();

@@ -1,0 +1,242 @@
+-- An operator's view of and actions on single jobs of one queue. ARGV[3] = operation, then:
+--   'list'    state ('ready', 'delayed', 'active' or 'dead'), order ('asc' or 'desc'), offset,
+--             count, and optionally 'scores': the jobs at positions offset to offset + count - 1
+--             of that state's index, by ascending or descending score: ready in the order they are
+--             handed out (the ready set and the plain list merged by score, as pop_ready takes
+--             them; a plain job's score is PLAIN_BASE + its id), delayed by due time, active by
+--             lease deadline, dead by time of death. A ready page finds how many plain elements
+--             come before it with a binary search of the list (see plain_split), so that it reads
+--             the entries of the page only (count of the ready set and count of the plain list,
+--             which it merges). A plain element that cannot be read is listed in its place with no
+--             state (see job_view); one without even an id has the id '' and the score of the
+--             nearest element before it that has one (see plain_score). An index entry whose
+--             record is gone is left out.
+--             Returns per job: id, index score (as text), its fields as job_view gives them (a
+--             nested flat list of names and values). With 'scores', only the index score of each
+--             entry (as text), and no record is read: what a partitioned queue's page merges.
+--   'delete'  id: deletes a job that holds no lease: ready (a record, or a plain element), delayed,
+--             dead, completed, or waiting at its batch or group. It leaves every index and its
+--             record is deleted; its uniqueness key, when it holds one, is free again (even one kept
+--             after completion); a job of a batch or group ends there as cancelled (an admitted one
+--             frees its place, and a batch whose last open sub-job it was finishes). Counted under
+--             'deleted'. Returns 1, the job's state ('' when its record has none) and the number of
+--             finished batches whose completion job waits to be handed off (see batch.lua
+--             'pending'); 0 when there is no such job; or -1, the worker holding it and its lease
+--             deadline when it is active: then nothing is written.
+--   'promote' id: a delayed job runs now: it moves to the end of its priority level in ready, as
+--             promote moves a due job, its due time becoming now. Returns 1 when it is ready now, 0
+--             when it was not delayed, or -1 when it was dead-lettered instead (expired, or a
+--             damaged record); then the reason ('' unless -1) and the number of finished batches
+--             whose completion job waits to be handed off.
+local now = now_ms()
+local op = ARGV[3]
+
+-- the score by which the plain element at list index i (element, when read) merges with the ready
+-- set: its id's; an element without an id stays right after the nearest element before it that
+-- has one (pop_ready takes it as soon as it heads the list), looked for among the 16 before it,
+-- and takes its score (0 when there is none)
+local function plain_score(i, element)
+  local id = element and plain_id(element)
+  if id then
+    return PLAIN_BASE + id
+  end
+  for j = i - 1, math.max(0, i - 16), -1 do
+    local before = redis.call('LINDEX', K_PLAIN, j)
+    id = before and plain_id(before)
+    if id then
+      return PLAIN_BASE + id
+    end
+  end
+  return 0
+end
+
+-- how many plain elements are among the first n jobs of ready in this order (the list holds
+-- len): a binary search of the list, the rank of its k-th element in this order being k plus the
+-- entries of the ready set that come before it
+local function plain_split(n, desc, len)
+  local lo, hi = 0, math.min(n, len)
+  for _ = 1, 64 do
+    if lo >= hi then
+      break
+    end
+    local k = math.floor((lo + hi) / 2)
+    local i = desc and (len - 1 - k) or k
+    local score = int(plain_score(i, redis.call('LINDEX', K_PLAIN, i)))
+    local before
+    if desc then
+      before = redis.call('ZCOUNT', K_READY, '(' .. score, '+inf')
+    else
+      before = redis.call('ZCOUNT', K_READY, '-inf', '(' .. score)
+    end
+    if k + before < n then
+      lo = k + 1
+    else
+      hi = k
+    end
+  end
+  return lo
+end
+
+if op == 'list' then
+  local state, desc = ARGV[4], ARGV[5] == 'desc'
+  local offset, count = tonumber(ARGV[6]), tonumber(ARGV[7])
+  local index = ({ready = K_READY, delayed = K_DELAYED, active = K_INFLIGHT, dead = K_DEAD})[state]
+  if not index then
+    return redis.error_reply('ERR unknown job state ' .. tostring(state))
+  end
+  local range = desc and 'ZREVRANGE' or 'ZRANGE'
+  local len = (index == K_READY) and redis.call('LLEN', K_PLAIN) or 0
+  -- per entry: id, score (as text), plain element (false for an entry of a sorted set)
+  local entries = {}
+  if len == 0 then
+    local z = redis.call(range, index, offset, offset + count - 1, 'WITHSCORES')
+    for i = 1, #z, 2 do
+      entries[#entries + 1] = {(index == K_DELAYED) and dmember_id(z[i]) or z[i], z[i + 1], false}
+    end
+  else
+    -- the page starts after the first a plain elements and b entries of the ready set
+    local a = plain_split(offset, desc, len)
+    local b = offset - a
+    local z = redis.call(range, K_READY, b, b + count - 1, 'WITHSCORES')
+    -- the plain elements of the page, in list order, from list index first on
+    local first = desc and math.max(0, len - a - count) or a
+    local l = {}
+    if a < len then
+      l = redis.call('LRANGE', K_PLAIN, first, desc and (len - a - 1) or (a + count - 1))
+    end
+    local ids, scores = {}, {}
+    for k, element in ipairs(l) do
+      local id = plain_id(element)
+      ids[k] = id and int(id) or ''
+      scores[k] = id and (PLAIN_BASE + id) or scores[k - 1] or plain_score(first + k - 1, element)
+    end
+    local zi, li, step = 1, 1, 1
+    if desc then
+      li, step = #l, -1
+    end
+    while #entries < count and (zi <= #z or (li >= 1 and li <= #l)) do
+      local take_plain = li >= 1 and li <= #l
+      if take_plain and zi <= #z then
+        local other = tonumber(z[zi + 1])
+        take_plain = (desc and scores[li] > other) or (not desc and scores[li] < other)
+      end
+      if take_plain then
+        entries[#entries + 1] = {ids[li], int(scores[li]), l[li]}
+        li = li + step
+      else
+        entries[#entries + 1] = {z[zi], z[zi + 1], false}
+        zi = zi + 2
+      end
+    end
+  end
+  local out = {}
+  if ARGV[8] == 'scores' then
+    for i, entry in ipairs(entries) do
+      out[i] = entry[2]
+    end
+    return out
+  end
+  for _, entry in ipairs(entries) do
+    local fields = job_view(entry[1], entry[3])
+    if #fields > 0 then
+      out[#out + 1] = entry[1]
+      out[#out + 1] = entry[2]
+      out[#out + 1] = fields
+    end
+  end
+  return out
+end
+
+-- a job waiting at its batch or group (never admitted) leaves it: a batch counts it as cancelled
+-- and finishes when it was its last open sub-job; a group whose jobs all ended is forgotten
+local function leave_gate(id, batch, group)
+  if batch and batch ~= '' then
+    local gk = gate_id('b', batch)
+    redis.call('ZREM', K_GATE_WAIT, gk .. dmember(id))
+    local g = rget(K_GATES, gk, GATE)
+    if g[4] == 'open' or g[4] == 'sealed' or g[4] == 'cancelling' then
+      g[8] = (tonumber(g[8]) or 0) + 1
+      rset(K_GATES, gk, 'cancelled', g[8])
+      finish_batch(batch, g, now)
+    end
+  elseif group and group ~= '' then
+    local gk = gate_id('g', group)
+    if redis.call('ZREM', K_GATE_WAIT, gk .. dmember(id)) == 1 then
+      redis.call('HINCRBY', K_STATS, 'groupWaiting', -1)
+    end
+    local g = rget(K_GATES, gk, GATE)
+    if g[1] and (tonumber(g[2]) or 0) <= (tonumber(g[3]) or 0) and wait_count(gk) == 0 then
+      rdel(K_GATES, gk)
+    end
+  end
+end
+
+if op == 'delete' then
+  local id = ARGV[4]
+  local r = record(K_JOBS, id)
+  if not r then
+    local element, at
+    if string.match(id, '^%d+$') then
+      element, at = plain_find(tonumber(id))
+    end
+    if not element then
+      return {0}
+    end
+    -- the element is unique (it starts with the id): removed from the nearer end of the list
+    local from = (at < redis.call('LLEN', K_PLAIN) / 2) and 1 or -1
+    redis.call('LREM', K_PLAIN, from, element)
+    redis.call('HINCRBY', K_STATS, 'deleted', 1)
+    return {1, 'ready', 0}
+  end
+  local state = r[J.state]
+  local lease = redis.call('ZSCORE', K_INFLIGHT, id)
+  if state == 'active' or lease then
+    return {-1, r[J.worker] or '', lease or r[J.leaseUntil] or ''}
+  end
+  redis.call('ZREM', K_READY, id)
+  redis.call('ZREM', K_DELAYED, dmember(id))
+  delayed_head = false
+  redis.call('ZREM', K_DEAD, id)
+  redis.call('ZREM', K_DONE, id)
+  redis.call('ZREM', K_EXPIRY, id)
+  release_unique(id, r[J.uniqueKey], r[J.uniqueTtl], false, now)
+  if state == 'waiting' then
+    leave_gate(id, r[J.batch], r[J.group])
+  else
+    gate_end(id, r[J.batch], r[J.group], 'cancelled', now, true)
+  end
+  jdel(id)
+  redis.call('HINCRBY', K_STATS, 'deleted', 1)
+  return {1, state or '', redis.call('ZCARD', K_BATCHES_DONE)}
+end
+
+if op == 'promote' then
+  local id = ARGV[4]
+  local member = dmember(id)
+  if not redis.call('ZSCORE', K_DELAYED, member) then
+    return {0}
+  end
+  local names = {'state', 'priority', 'expireAt', 'attempts', 'lost'}
+  local f = jget(id, names)
+  redis.call('ZREM', K_DELAYED, member)
+  delayed_head = false
+  if gone(id, f) then
+    return {0}
+  end
+  local bad = (not f[1] and 'corrupt job: field state is missing') or corrupt(f, names, {2})
+  if bad then
+    to_dead(id, bad, now)
+    return {-1, bad, redis.call('ZCARD', K_BATCHES_DONE)}
+  end
+  if is_expired(f[3], f[4], f[5], now) then
+    expire(id, now)
+    return {-1, 'expired', redis.call('ZCARD', K_BATCHES_DONE)}
+  end
+  local score = ready_score(tonumber(f[2]), next_seq())
+  jset(id, 'state', 'ready', 'score', score, 'dueAt', now)
+  redis.call('ZADD', K_READY, score, id)
+  wake(1)
+  return {1, '', 0}
+end
+
+return redis.error_reply('ERR unknown jobs operation ' .. tostring(op))
