@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Function;
 
+import io.github.redisqueue.autoconfigure.dashboard.QueueDashboardProperties;
 import io.github.redisqueue.autoconfigure.health.QueueHealthIndicatorProperties;
 import io.github.redisqueue.autoconfigure.metrics.QueueMetricsProperties;
 import io.github.redisqueue.listener.ContainerOptions;
@@ -49,6 +50,7 @@ class ConfigurationMetadataTests {
 		QueueProperties queue = bind("queue", QueueProperties.class);
 		QueueHealthIndicatorProperties health = bind("queue.health", QueueHealthIndicatorProperties.class);
 		QueueMetricsProperties metrics = bind("queue.metrics", QueueMetricsProperties.class);
+		QueueDashboardProperties dashboard = bind("queue.dashboard", QueueDashboardProperties.class);
 		ContainerOptions listener = QueueListenerContainerFactoryConfigurer.apply(ContainerOptions.defaults(),
 				queue.getListener());
 		// keys whose unset value means "the core default"
@@ -65,7 +67,8 @@ class ConfigurationMetadataTests {
 			}
 			Object bound = name.startsWith("queue.health.") ? valueAt(health, name, "queue.health.")
 					: name.startsWith("queue.metrics.") ? valueAt(metrics, name, "queue.metrics.")
-							: valueAt(queue, name, "queue.");
+							: name.startsWith("queue.dashboard.") ? valueAt(dashboard, name, "queue.dashboard.")
+									: valueAt(queue, name, "queue.");
 			if (bound == null && name.startsWith("queue.listener.")) {
 				Function<ContainerOptions, Object> core = listenerDefaults.get(name.substring("queue.listener.".length()));
 				assertThat(core).as("core default behind %s", name).isNotNull();
@@ -79,7 +82,9 @@ class ConfigurationMetadataTests {
 		assertThat(checked).containsKeys("queue.key-prefix", "queue.default-max-attempts", "queue.listener.lease",
 				"queue.listener.backoff.multiplier", "queue.reaper.interval", "queue.reaper.batch",
 				"queue.health.timeout", "queue.metrics.refresh-interval", "queue.result-retention",
-				"queue.max-result-size", "queue.batch-retention", "queue.default-group-concurrency");
+				"queue.max-result-size", "queue.batch-retention", "queue.default-group-concurrency",
+				"queue.dashboard.enabled", "queue.dashboard.path", "queue.dashboard.read-only",
+				"queue.dashboard.refresh-interval");
 		assertThat(checked).hasSize((int) this.properties.entrySet()
 			.stream()
 			.filter((entry) -> entry.getKey().startsWith("queue.") && entry.getValue().has("defaultValue"))

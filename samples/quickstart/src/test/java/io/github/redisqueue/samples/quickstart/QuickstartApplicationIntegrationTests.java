@@ -44,6 +44,9 @@ class QuickstartApplicationIntegrationTests {
 			assertThat(get(base + "/actuator/health")).contains("\"status\":\"UP\"");
 			// one email completed within the last minute
 			assertThat(get(base + "/actuator/queues")).containsPattern("\"throughputPerSecond\":0\\.0[1-2]");
+			// the sample enables the dashboard: its page and its data
+			assertThat(get(base + "/queues/")).contains("assets/app.js");
+			assertThat(get(base + "/queues/api/overview")).contains("\"name\":\"emails\"");
 		}
 	}
 

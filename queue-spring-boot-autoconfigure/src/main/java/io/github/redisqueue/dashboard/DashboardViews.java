@@ -1,0 +1,140 @@
+package io.github.redisqueue.dashboard;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import io.github.redisqueue.core.BatchStatus;
+import io.github.redisqueue.core.JobInfo;
+import io.github.redisqueue.core.QueueCounts;
+import io.github.redisqueue.core.WorkerInfo;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The JSON shapes of the dashboard's API. Times are epoch milliseconds (Redis server clock, as
+ * the engine stores them), {@code null} when unset.
+ */
+final class DashboardViews {
+
+	/** Longest payload text a job's detail carries; the rest is cut off and said so. */
+	static final int MAX_PAYLOAD_CHARS = 256 * 1024;
+
+	/** Longest payload preview and error line in a page of jobs. */
+	static final int PREVIEW_CHARS = 160;
+
+	private DashboardViews() {
+	}
+
+	/** What every page needs to know about the dashboard and its user. */
+	record Settings(String user, boolean readOnly, long refreshMillis, @Nullable Csrf csrf) {
+	}
+
+	/** The header and value a page sends with each action when Spring Security asks for a CSRF token. */
+	record Csrf(String headerName, String token) {
+	}
+
+	/** The overview: every queue, the live workers, the settings. */
+	record Overview(Settings settings, List<QueueRow> queues, List<WorkerRow> workers, long serverTime) {
+	}
+
+	/** One queue's counts, with the throughput samples for its chart. */
+	record QueueRow(String name, long ready, long delayed, long inFlight, long dead, long completed, boolean paused,
+			@Nullable Long headAgeMillis, double throughput, long waiting, long openBatches, List<double[]> history) {
+
+		static QueueRow of(QueueCounts counts, List<double[]> history) {
+			Duration age = counts.headAge();
+			return new QueueRow(counts.queue(), counts.ready(), counts.delayed(), counts.inFlight(), counts.dead(),
+					counts.completed(), counts.paused(), (age != null) ? age.toMillis() : null, counts.throughput(),
+					counts.total("batchWaiting") + counts.total("groupWaiting"), counts.openBatches(), history);
+		}
+
+	}
+
+	/** A live worker. */
+	record WorkerRow(String id, String host, List<String> queues, int runningJobs, @Nullable Long startedAt,
+			@Nullable Long lastSeen) {
+
+		static WorkerRow of(WorkerInfo worker) {
+			return new WorkerRow(worker.id(), worker.host(), worker.queues(), worker.runningJobs(),
+					millis(worker.startedAt()), millis(worker.lastSeen()));
+		}
+
+	}
+
+	/** One page of a queue's jobs in one state, with the queue's counts and open batches. */
+	record QueuePage(Settings settings, QueueRow queue, String state, String order, int offset, int count,
+			long total, List<JobRow> jobs, List<BatchRow> batches) {
+	}
+
+	/** A job in a page: what a table row shows. */
+	record JobRow(String id, String state, int priority, int attempts, int maxAttempts, @Nullable Long enqueuedAt,
+			@Nullable Long dueAt, @Nullable Long leaseUntil, @Nullable String worker, @Nullable String error,
+			@Nullable Long finishedAt, String preview) {
+
+		static JobRow of(JobInfo job) {
+			return new JobRow(job.id(), job.state().name(), job.priority(), job.attempts(), job.maxAttempts(),
+					millis(job.enqueuedAt()), millis(job.dueAt()), millis(job.leaseUntil()), job.worker(),
+					firstLine(job.lastError()), millis(job.finishedAt()), cut(text(job.payload()), PREVIEW_CHARS));
+		}
+
+	}
+
+	/** A job in detail. */
+	record JobDetail(Settings settings, String queue, String id, String state, int priority, int attempts,
+			int maxAttempts, @Nullable Long enqueuedAt, @Nullable Long dueAt, @Nullable Long expireAt,
+			@Nullable Long leaseUntil, @Nullable String worker, @Nullable String lastError, @Nullable Long finishedAt,
+			Map<String, String> headers, String payload, int payloadBytes, boolean payloadCut) {
+
+		static JobDetail of(Settings settings, JobInfo job) {
+			String payload = text(job.payload());
+			return new JobDetail(settings, job.queue(), job.id(), job.state().name(), job.priority(), job.attempts(),
+					job.maxAttempts(), millis(job.enqueuedAt()), millis(job.dueAt()), millis(job.expireAt()),
+					millis(job.leaseUntil()), job.worker(), job.lastError(), millis(job.finishedAt()), job.headers(),
+					cut(payload, MAX_PAYLOAD_CHARS), job.payload().length, payload.length() > MAX_PAYLOAD_CHARS);
+		}
+
+	}
+
+	/** An open batch and its progress. */
+	record BatchRow(String id, String state, long total, long waiting, long active, long completed, long dead,
+			long cancelled, int maxConcurrency, @Nullable Long createdAt) {
+
+		static BatchRow of(BatchStatus batch) {
+			return new BatchRow(batch.id(), batch.state().name(), batch.total(), batch.waiting(), batch.active(),
+					batch.completed(), batch.dead(), batch.cancelled(), batch.maxConcurrency(),
+					millis(batch.createdAt()));
+		}
+
+	}
+
+	/** What an action did. */
+	record ActionResult(String queue, String action, long count, String message) {
+	}
+
+	/** Why a request was refused. */
+	record Problem(int status, String error) {
+	}
+
+	static @Nullable Long millis(@Nullable Instant instant) {
+		return (instant != null) ? instant.toEpochMilli() : null;
+	}
+
+	private static String text(byte[] bytes) {
+		return new String(bytes, StandardCharsets.UTF_8);
+	}
+
+	private static @Nullable String firstLine(@Nullable String text) {
+		if (text == null || text.isEmpty()) {
+			return null;
+		}
+		int end = text.indexOf('\n');
+		return cut((end >= 0) ? text.substring(0, end) : text, PREVIEW_CHARS);
+	}
+
+	private static String cut(String text, int max) {
+		return (text.length() <= max) ? text : text.substring(0, max);
+	}
+
+}
