@@ -8,9 +8,12 @@ import io.github.redisqueue.test.TestRedis;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
 
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -28,6 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * with the role logs in through the browser and acts.
  */
 @Tag("browser")
+@ExtendWith(OutputCaptureExtension.class)
 class DashboardSecurityTests {
 
 	@BeforeEach
@@ -36,7 +40,7 @@ class DashboardSecurityTests {
 	}
 
 	@Test
-	void onlyAnAuthenticatedUserWithTheRoleSeesTheDashboardAndActionsNeedTheCsrfToken() {
+	void onlyAnAuthenticatedUserWithTheRoleSeesTheDashboardAndActionsNeedTheCsrfToken(CapturedOutput output) {
 		try (ConfigurableApplicationContext app = DashboardApps.start(SecuredApp.class,
 				"queue.dashboard.role=QUEUE_ADMIN")) {
 			String base = DashboardApps.base(app);
@@ -75,6 +79,9 @@ class DashboardSecurityTests {
 				assertThat(browser.driver().findElements(By.cssSelector("#flash.error"))).isEmpty();
 			}
 			assertThat(admin.counts("orders").paused()).isTrue();
+			// the action is logged with the user who ran it
+			assertThat(output).containsPattern("Queue dashboard: user 'ops' \\(127\\.0\\.0\\.1\\) ran 'pause' on "
+					+ "queue 'orders': paused");
 		}
 	}
 
