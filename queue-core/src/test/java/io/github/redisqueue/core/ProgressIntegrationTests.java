@@ -155,6 +155,26 @@ class ProgressIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	@Test
+	void progressOfAJobOfAPartitionedQueueReachesItsPartition() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
+				QueueSettings.builder().partitions("parts", 3).build());
+		QueueAdmin admin = new QueueAdmin(queues);
+		for (int i = 0; i < 3; i++) {
+			queues.enqueue("parts", "job-" + i);
+		}
+		List<ReservedJob> jobs = queues.reserve("parts", 3, LONG);
+		assertThat(jobs).hasSize(3);
+
+		for (ReservedJob job : jobs) {
+			assertThat(queues.progress("parts", job.ref(), "at " + job.id())).isTrue();
+		}
+
+		for (ReservedJob job : jobs) {
+			assertThat(admin.job("parts", job.id()).orElseThrow().progress()).isEqualTo("\"at " + job.id() + "\"");
+		}
+	}
+
+	@Test
 	void recordWrittenWithoutTheProgressFieldReadsAndRuns() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		QueueAdmin admin = new QueueAdmin(queues);
