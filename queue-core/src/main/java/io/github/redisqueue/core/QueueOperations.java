@@ -15,8 +15,8 @@ import org.jspecify.annotations.Nullable;
  * <p>The pull side is for consumers that are not listener threads, such as people working
  * through a web page: {@link #reserve} hands out jobs under a lease; the holder then calls
  * {@link #complete}, {@link #retry}, {@link #deadLetter}, {@link #extend} or {@link #release}
- * with the job's {@link JobRef}, and may report its {@link #progress} meanwhile. A lease that runs out puts the job back in the queue, and the
- * old holder's token is refused from then on.
+ * with the job's {@link JobRef}, and may report its {@link #progress} meanwhile. A lease that
+ * runs out puts the job back in the queue, and the old holder's token is refused from then on.
  *
  * @since 0.1.0
  * @see QueueTemplate
