@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Producing jobs and consuming them by hand. Every call is one round trip to Redis (a bulk
  * enqueue one per chunk) and one atomic script.
@@ -13,13 +15,16 @@ import java.util.concurrent.CompletableFuture;
  * <p>The pull side is for consumers that are not listener threads, such as people working
  * through a web page: {@link #reserve} hands out jobs under a lease; the holder then calls
  * {@link #complete}, {@link #retry}, {@link #deadLetter}, {@link #extend} or {@link #release}
- * with the job's {@link JobRef}. A lease that runs out puts the job back in the queue, and the
- * old holder's token is refused from then on.
+ * with the job's {@link JobRef}, and may report its {@link #progress} meanwhile. A lease that
+ * runs out puts the job back in the queue, and the old holder's token is refused from then on.
  *
  * @since 0.1.0
  * @see QueueTemplate
  */
 public interface QueueOperations {
+
+	/** The largest serialized progress {@link #progress} accepts, in bytes (4 KB). */
+	int MAX_PROGRESS_SIZE = 4096;
 
 	/**
 	 * Enqueue one job with default options.
@@ -181,6 +186,25 @@ public interface QueueOperations {
 	 * @return one result per job, in order
 	 */
 	List<ExtendResult> extendAll(String queue, Collection<JobRef> jobs, Duration lease);
+
+	/**
+	 * Record how far a job has come, for operators to see (in {@link QueueAdminOperations#job},
+	 * the {@code queues} endpoint and the dashboard) while it runs. The value, a number or a small
+	 * object, is serialized like payloads and results and replaces the job's previous progress; it
+	 * is kept through a failed attempt or a lost lease (a dead letter shows how far its last
+	 * attempt came), and cleared when the job completes and when a dead job is retried. It is
+	 * written only while {@code job}'s lease holds: a holder whose lease was taken back (it ran out,
+	 * or the job was reserved again since) writes nothing.
+	 * @param queue the queue name
+	 * @param job the id and lease token
+	 * @param progress the progress, or {@code null} to clear it
+	 * @return whether it was written: {@code false} when the lease is no longer this token's, or
+	 * the job is gone
+	 * @throws IllegalArgumentException when the serialized progress is larger than
+	 * {@link #MAX_PROGRESS_SIZE}
+	 * @since 0.1.0
+	 */
+	boolean progress(String queue, JobRef job, @Nullable Object progress);
 
 	/**
 	 * Give a job that never reached a handler back to the queue at its place, counting nothing.

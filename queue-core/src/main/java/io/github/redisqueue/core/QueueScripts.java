@@ -43,6 +43,8 @@ public final class QueueScripts {
 
 	private final RedisScript<List> release = load("release");
 
+	private final RedisScript<List> progress = load("progress");
+
 	private final RedisScript<List> reap = load("reap");
 
 	private final RedisScript<List> dead = load("dead");
@@ -81,6 +83,11 @@ public final class QueueScripts {
 
 	public RedisScript<List> release() {
 		return this.release;
+	}
+
+	/** Records the progress of a job under its lease. */
+	public RedisScript<List> progress() {
+		return this.progress;
 	}
 
 	public RedisScript<List> reap() {
@@ -123,7 +130,7 @@ public final class QueueScripts {
 	/** Every script, for preloading. */
 	public List<RedisScript<?>> all() {
 		return List.of(this.enqueue, this.reserve, this.complete, this.fail, this.extend, this.release, this.reap,
-				this.dead, this.inspect, this.batch, this.jobs, this.heartbeat, this.workers, this.silent);
+				this.progress, this.dead, this.inspect, this.batch, this.jobs, this.heartbeat, this.workers, this.silent);
 	}
 
 	/** The prelude of a queue's scripts followed by {@code body}: a script of one queue's keys. */

@@ -562,6 +562,17 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	}
 
 	@Override
+	public boolean progress(String queue, JobRef job, @Nullable Object progress) {
+		byte[] bytes = (progress != null) ? this.serializer.serialize(progress) : new byte[0];
+		if (bytes.length > MAX_PROGRESS_SIZE) {
+			throw new IllegalArgumentException("Progress of job " + job.id() + " of queue '" + queue + "' has "
+					+ bytes.length + " bytes serialized: it must have at most " + MAX_PROGRESS_SIZE);
+		}
+		return ScriptReplies.progressWritten(this.executor.run(this.executor.scripts().progress(),
+				keysFor(queue, job.id()), List.of(encodeUtf8(job.id()), encodeNumber(job.token()), bytes)));
+	}
+
+	@Override
 	public AckResult release(String queue, JobRef job) {
 		return releaseAll(queue, List.of(job)).get(0);
 	}

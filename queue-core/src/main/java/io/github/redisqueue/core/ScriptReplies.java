@@ -404,7 +404,8 @@ final class ScriptReplies {
 				(int) longField(f, "attempts"), (int) longField(f, "maxAttempts"),
 				Instant.ofEpochMilli(longField(f, "enqueuedAt")), instantField(f, "dueAt"), instantField(f, "expireAt"),
 				instantField(f, "leaseUntil"), emptyToNull(textField(f, "worker")),
-				emptyToNull(textField(f, "error")), instantField(f, "finishedAt")));
+				emptyToNull(textField(f, "error")), instantField(f, "finishedAt"),
+				emptyToNull(textField(f, "progress"))));
 	}
 
 	/**
@@ -546,6 +547,11 @@ final class ScriptReplies {
 					: new ExtendResult(ackResult(code), null));
 		}
 		return results;
+	}
+
+	/** {@code progress.lua}: "Returns 1 written, 0 stale token (not active under it), -1 no such job". */
+	static boolean progressWritten(List<?> reply) {
+		return asLong(reply.get(0)) == 1;
 	}
 
 	/** {@code fail.lua}: "Returns 1 retry scheduled, 2 dead-lettered, 0 stale token, -1 no such job". */

@@ -8,6 +8,7 @@ import io.github.redisqueue.core.FailResult;
 import io.github.redisqueue.core.QueueOperations;
 import io.github.redisqueue.listener.fetch.RunningJob;
 import io.github.redisqueue.listener.retry.FailureHandler;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link Acknowledgement} handed to listeners: each call goes straight to Redis with the
@@ -57,6 +58,11 @@ final class DefaultAcknowledgement implements Acknowledgement {
 	@Override
 	public ExtendResult extend(Duration lease) {
 		return this.operations.extend(this.queue, this.running.job().ref(), lease);
+	}
+
+	@Override
+	public boolean progress(@Nullable Object progress) {
+		return this.operations.progress(this.queue, this.running.job().ref(), progress);
 	}
 
 	@Override

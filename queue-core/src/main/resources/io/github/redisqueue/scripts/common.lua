@@ -81,11 +81,13 @@ end
 -- per field of the record's kind (false where a field is unset), read like hashes with rget (the
 -- values of the named fields, false where unset, as HMGET answers) and written field by field
 -- with rset. Each record is decoded once per call and kept in this cache (false: no record); a
--- record that cannot be decoded reads as one without fields.
+-- record that cannot be decoded reads as one without fields. A job's 'progress' was appended
+-- after 'payload': a job record written without it (one position fewer) reads as one without
+-- progress.
 local FIELDS = {
   [K_JOBS] = {'state', 'headers', 'priority', 'score', 'attempts', 'maxAttempts', 'token', 'enqueuedAt', 'dueAt',
     'readyAt', 'expireAt', 'finishedAt', 'uniqueKey', 'uniqueTtl', 'group', 'batch', 'ofBatch', 'worker',
-    'leaseUntil', 'ahead', 'lost', 'lostAhead', 'error', 'payload'},
+    'leaseUntil', 'ahead', 'lost', 'lostAhead', 'error', 'payload', 'progress'},
   [K_GATES] = {'state', 'cap', 'admits', 'ends', 'priority', 'total', 'completed', 'dead', 'cancelled', 'createdAt',
     'finishedAt', 'onComplete', 'context', 'retention', 'maxAttempts', 'headers', 'cancelAt'}
 }
@@ -95,7 +97,7 @@ local POSITION = {
   [K_JOBS] = {state = 1, headers = 2, priority = 3, score = 4, attempts = 5, maxAttempts = 6, token = 7,
     enqueuedAt = 8, dueAt = 9, readyAt = 10, expireAt = 11, finishedAt = 12, uniqueKey = 13, uniqueTtl = 14,
     group = 15, batch = 16, ofBatch = 17, worker = 18, leaseUntil = 19, ahead = 20, lost = 21,
-    lostAhead = 22, error = 23, payload = 24},
+    lostAhead = 22, error = 23, payload = 24, progress = 25},
   [K_GATES] = {state = 1, cap = 2, admits = 3, ends = 4, priority = 5, total = 6, completed = 7, dead = 8,
     cancelled = 9, createdAt = 10, finishedAt = 11, onComplete = 12, context = 13, retention = 14,
     maxAttempts = 15, headers = 16, cancelAt = 17}
@@ -107,7 +109,7 @@ local J = POSITION[K_JOBS]
 local function blank(h)
   if h == K_JOBS then
     return {false, false, false, false, false, false, false, false, false, false, false, false, false, false,
-      false, false, false, false, false, false, false, false, false, false}
+      false, false, false, false, false, false, false, false, false, false, false}
   end
   local r = {}
   for i = 1, #FIELDS[h] do
@@ -124,6 +126,10 @@ local function record(h, id)
     if raw then
       local ok, t = pcall(cmsgpack.unpack, raw)
       if ok and type(t) == 'table' and #t == #FIELDS[h] then
+        r = t
+      elseif ok and type(t) == 'table' and h == K_JOBS and #t == J.progress - 1 then
+        -- written before the field progress was appended (the last one): it has none
+        t[J.progress] = false
         r = t
       else
         -- damaged: what can be read of it, the rest unset
@@ -938,7 +944,7 @@ local function complete_job(id, token, retention, now)
   release_unique(id, r[J.uniqueKey], r[J.uniqueTtl], true, now)
   gate_end(id, r[J.batch], r[J.group], 'completed', now, retention <= 0)
   if retention > 0 then
-    r[J.state], r[J.finishedAt], r[J.worker] = 'completed', num(now), ''
+    r[J.state], r[J.finishedAt], r[J.worker], r[J.progress] = 'completed', num(now), '', false
     r[J.attempts] = num((tonumber(r[J.attempts]) or 0) + 1)
     jsave(id, r)
     redis.call('ZADD', K_DONE, now, id)

@@ -1,10 +1,10 @@
 -- Acts on dead letters. ARGV[3] 'retry' or 'purge', ARGV[4] the most jobs to touch when no ids
 -- follow (then the oldest dead jobs are taken, those that died at or before ARGV[5] only: a time
 -- in ms, or '+inf'), then optional ids from ARGV[6].
--- Retried jobs start again with no attempts used, at the end of their priority level; a past
--- expiry is cleared. A job whose uniqueness key is held by another job stays dead, its error says
--- why, and its time of death becomes a millisecond from now (after the bound of any retry-all call
--- under way, so that the call passes over it once).
+-- Retried jobs start again with no attempts used and no progress, at the end of their priority
+-- level; a past expiry is cleared. A job whose uniqueness key is held by another job stays dead,
+-- its error says why, and its time of death becomes a millisecond from now (after the bound of
+-- any retry-all call under way, so that the call passes over it once).
 -- Returns the number of jobs retried or purged, the number refused, and the server time.
 local op, limit = ARGV[3], tonumber(ARGV[4])
 local now = now_ms()
@@ -43,7 +43,8 @@ for _, id in ipairs(ids) do
     else
       redis.call('ZREM', K_DEAD, id)
       local score = ready_score(tonumber(f[2]), next_seq())
-      jset(id, 'state', 'ready', 'readyAt', now, 'attempts', 0, 'lost', 0, 'score', score, 'finishedAt', 0)
+      jset(id, 'state', 'ready', 'readyAt', now, 'attempts', 0, 'lost', 0, 'score', score, 'finishedAt', 0,
+        'progress', false)
       local expire_at = tonumber(f[4]) or 0
       if expire_at > 0 and expire_at <= now then
         jset(id, 'expireAt', 0)

@@ -59,6 +59,7 @@ class ScriptKeysIntegrationTests extends AbstractRedisIntegrationTests {
 		List<ReservedJob> jobs = queues.reserve("keys", 10, lease);
 		assertThat(jobs).isNotEmpty();
 		queues.extend("keys", jobs.get(0).ref(), lease);
+		assertThat(queues.progress("keys", jobs.get(0).ref(), 50)).isTrue();
 		queues.deadLetter("keys", jobs.get(0).ref(), "boom");
 		queues.release("keys", jobs.get(1).ref());
 		queues.completeAll("keys", jobs.subList(2, jobs.size()).stream().map(ReservedJob::ref).toList());

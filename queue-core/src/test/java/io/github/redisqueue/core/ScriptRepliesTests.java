@@ -161,7 +161,7 @@ class ScriptRepliesTests {
 	void jobHashWithEveryField() {
 		Map<byte[], byte[]> hash = hash("state", "active", "payload", "\"p\"", "headers", "h", "priority", "-5",
 				"attempts", "2", "maxAttempts", "4", "enqueuedAt", "1000", "dueAt", "0", "expireAt", "9000",
-				"leaseUntil", "5000", "worker", "pod-1#c", "error", "boom", "finishedAt", "0");
+				"leaseUntil", "5000", "worker", "pod-1#c", "error", "boom", "finishedAt", "0", "progress", "{\"n\":1}");
 
 		JobInfo job = ScriptReplies.job("mail", "3", hash, RAW_HEADERS).orElseThrow();
 
@@ -180,6 +180,14 @@ class ScriptRepliesTests {
 		assertThat(job.worker()).isEqualTo("pod-1#c");
 		assertThat(job.lastError()).isEqualTo("boom");
 		assertThat(job.finishedAt()).isNull();
+		assertThat(job.progress()).isEqualTo("{\"n\":1}");
+	}
+
+	@Test
+	void progressRepliesTellWhetherItWasWritten() {
+		assertThat(ScriptReplies.progressWritten(List.of(1L))).isTrue();
+		assertThat(ScriptReplies.progressWritten(List.of(0L))).as("stale token").isFalse();
+		assertThat(ScriptReplies.progressWritten(List.of(-1L))).as("no such job").isFalse();
 	}
 
 	@Test

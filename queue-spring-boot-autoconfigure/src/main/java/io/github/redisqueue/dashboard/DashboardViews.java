@@ -68,31 +68,35 @@ final class DashboardViews {
 			long total, List<JobRow> jobs, List<BatchRow> batches) {
 	}
 
-	/** A job in a page: what a table row shows. */
+	/** A job in a page: what a table row shows (progress: as stored, cut like the preview). */
 	record JobRow(String id, String state, int priority, int attempts, int maxAttempts, @Nullable Long enqueuedAt,
 			@Nullable Long dueAt, @Nullable Long leaseUntil, @Nullable String worker, @Nullable String error,
-			@Nullable Long finishedAt, String preview) {
+			@Nullable Long finishedAt, String preview, @Nullable String progress) {
 
 		static JobRow of(JobInfo job) {
+			String progress = job.progress();
 			return new JobRow(job.id(), job.state().name(), job.priority(), job.attempts(), job.maxAttempts(),
 					millis(job.enqueuedAt()), millis(job.dueAt()), millis(job.leaseUntil()), job.worker(),
-					firstLine(job.lastError()), millis(job.finishedAt()), cut(text(job.payload()), PREVIEW_CHARS));
+					firstLine(job.lastError()), millis(job.finishedAt()), cut(text(job.payload()), PREVIEW_CHARS),
+					(progress != null) ? cut(progress, PREVIEW_CHARS) : null);
 		}
 
 	}
 
-	/** A job in detail. */
+	/** A job in detail (progress: as stored, at most 4 KB). */
 	record JobDetail(Settings settings, String queue, String id, String state, int priority, int attempts,
 			int maxAttempts, @Nullable Long enqueuedAt, @Nullable Long dueAt, @Nullable Long expireAt,
 			@Nullable Long leaseUntil, @Nullable String worker, @Nullable String lastError, @Nullable Long finishedAt,
-			Map<String, String> headers, String payload, int payloadBytes, boolean payloadCut) {
+			Map<String, String> headers, String payload, int payloadBytes, boolean payloadCut,
+			@Nullable String progress) {
 
 		static JobDetail of(Settings settings, JobInfo job) {
 			String payload = text(job.payload());
 			return new JobDetail(settings, job.queue(), job.id(), job.state().name(), job.priority(), job.attempts(),
 					job.maxAttempts(), millis(job.enqueuedAt()), millis(job.dueAt()), millis(job.expireAt()),
 					millis(job.leaseUntil()), job.worker(), job.lastError(), millis(job.finishedAt()), job.headers(),
-					cut(payload, MAX_PAYLOAD_CHARS), job.payload().length, payload.length() > MAX_PAYLOAD_CHARS);
+					cut(payload, MAX_PAYLOAD_CHARS), job.payload().length, payload.length() > MAX_PAYLOAD_CHARS,
+					job.progress());
 		}
 
 	}

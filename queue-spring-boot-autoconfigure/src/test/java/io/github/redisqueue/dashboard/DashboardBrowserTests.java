@@ -33,8 +33,8 @@ import static org.awaitility.Awaitility.await;
  * The dashboard in headless Chromium, against a real Redis and an application without Spring
  * Security: counts move on the overview as jobs are enqueued and handled, a dead job is read and
  * retried until it completes, a queue is paused and resumed from its page, a payload holding
- * markup is shown as text and runs nothing, read-only mode shows no action and refuses a forged
- * one. The overview, a queue page and a job page are saved as screenshots.
+ * markup is shown as text and runs nothing, a running job's progress shows as text, read-only
+ * mode shows no action and refuses a forged one. The overview, a queue page and a job page are saved as screenshots.
  */
 @Tag("browser")
 class DashboardBrowserTests {
@@ -189,6 +189,23 @@ class DashboardBrowserTests {
 		browser.waitForText("#job-payload", payload);
 		assertThat(browser.driver().findElements(By.cssSelector("#view img, #view script, #view b"))).isEmpty();
 		assertThat(browser.script("return typeof window.pwned")).isEqualTo("undefined");
+	}
+
+	@Test
+	void runningJobShowsItsProgressAsTextInTheInFlightTableAndOnItsPage() {
+		String id = this.queues.enqueue("exports", "customers.csv").id();
+		ReservedJob job = this.queues.reserve("exports", 1, Duration.ofMinutes(1)).get(0);
+		assertThat(this.queues.progress("exports", job.ref(), "<b>40%</b>")).isTrue();
+
+		browser.open(base + "/#/queue/exports/active");
+		browser.waitForText("#jobs tr[data-job='" + id + "'] .job-progress", "<b>40%</b>");
+		browser.open(base + "/#/queue/exports/job/" + id);
+		browser.waitForText("#job-progress", "<b>40%</b>");
+		assertThat(browser.driver().findElements(By.cssSelector("#view b"))).isEmpty();
+
+		// the open page follows the progress as it is reported
+		assertThat(this.queues.progress("exports", job.ref(), Map.of("rows", 700))).isTrue();
+		browser.waitForText("#job-progress", "{\"rows\":700}");
 	}
 
 	@Test

@@ -189,6 +189,11 @@ abstract class AbstractAcknowledgementHandlerIntegrationTests extends AbstractRe
 		}
 
 		@Override
+		public boolean progress(Object progress) {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
 		public boolean isSettled() {
 			return this.settled;
 		}

@@ -26,7 +26,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * ({@code GET /actuator/queues}); one queue with a page of dead letters, a page of its open
  * batches and its live workers
  * ({@code GET /actuator/queues/{name}?offset=0&size=20&batchOffset=0&batchSize=20}); one batch,
- * open or finished ({@code GET /actuator/queues/{name}/batches/{id}}, 404 when there is none).
+ * open or finished ({@code GET /actuator/queues/{name}/batches/{id}}, 404 when there is none);
+ * one job with its state, attempts and progress ({@code GET /actuator/queues/{name}/jobs/{id}},
+ * 404 when there is none).
  * Write: {@code POST /actuator/queues/{name}/{action}} with action {@code pause},
  * {@code resume}, {@code retry-dead} or {@code purge-dead} (optionally {@code id} for one dead
  * job), or {@code cancel-batch} with the batch's {@code id}. Every write is logged with the queue
@@ -47,6 +49,9 @@ public class QueuesEndpoint {
 
 	/** The path segment below a queue that names its batches. */
 	static final String BATCHES = "batches";
+
+	/** The path segment below a queue that names its jobs. */
+	static final String JOBS = "jobs";
 
 	private static final Logger logger = LoggerFactory.getLogger(QueuesEndpoint.class);
 
@@ -104,18 +109,41 @@ public class QueuesEndpoint {
 	}
 
 	/**
+	 * One batch or one job of a queue: {@code GET /actuator/queues/{name}/batches/{id}} (see
+	 * {@link #batch}) or {@code GET /actuator/queues/{name}/jobs/{id}} (see {@link #job}).
+	 * @param name the queue name
+	 * @param part {@code batches} or {@code jobs}
+	 * @param id the batch or job id
+	 * @return the batch or the job, or {@code null} (404) when there is none
+	 */
+	@ReadOperation
+	public @Nullable Object part(@Selector String name, @Selector String part, @Selector String id) {
+		return JOBS.equals(part) ? job(name, id) : batch(name, part, id);
+	}
+
+	/**
 	 * One batch of a queue, open or finished (while it is kept).
 	 * @param name the queue name
 	 * @param part {@code batches}
 	 * @param id the batch id
 	 * @return the batch with its progress, or {@code null} (404) when there is none
 	 */
-	@ReadOperation
-	public @Nullable BatchDescriptor batch(@Selector String name, @Selector String part, @Selector String id) {
+	public @Nullable BatchDescriptor batch(String name, String part, String id) {
 		if (!BATCHES.equals(part)) {
-			throw invalid("Unknown part '" + part + "' of a queue: use " + BATCHES);
+			throw invalid("Unknown part '" + part + "' of a queue: use " + BATCHES + " or " + JOBS);
 		}
 		return checked(() -> this.operations.batch(name, id).map(BatchDescriptor::of).orElse(null));
+	}
+
+	/**
+	 * One job of a queue, in any state: its state, attempts, progress, lease, last error,
+	 * headers and payload.
+	 * @param name the queue name
+	 * @param id the job id
+	 * @return the job, or {@code null} (404) when there is none
+	 */
+	public @Nullable JobDescriptor job(String name, String id) {
+		return checked(() -> this.operations.job(name, id).map(JobDescriptor::of).orElse(null));
 	}
 
 	/**

@@ -316,6 +316,7 @@
     if (state === 'active') {
       columns.push(['Worker', function (j) { return j.worker || ''; }]);
       columns.push(['Lease until', function (j) { return time(j.leaseUntil); }]);
+      columns.push(['Progress', function (j) { return h('span', { 'class': 'job-progress', text: progressText(j.progress) }); }, 'wrap']);
     }
     if (state === 'dead') {
       columns.push(['Died', function (j) { return time(j.finishedAt); }]);
@@ -354,6 +355,17 @@
     return text;
   }
 
+  // a job's progress as its handler reported it (stored as JSON text): a string without its
+  // quotes, anything else as compact JSON; text only
+  function progressText(text) {
+    if (text === null || text === undefined) return '';
+    try {
+      var value = JSON.parse(text);
+      return typeof value === 'string' ? value : JSON.stringify(value);
+    } catch (e) { /* not JSON: shown as it is */ }
+    return text;
+  }
+
   function jobView(r, job) {
     crumbs([['Queues', '#/'], [r.queue, queueLink(r.queue, stateOf(job.state))], ['job ' + r.id, null]]);
     var path = 'queues/' + encodeURIComponent(r.queue) + '/jobs/' + encodeURIComponent(r.id) + '/';
@@ -373,6 +385,7 @@
       }
     }
     var fields = [['State', h('span', { 'class': 'badge ' + job.state, id: 'job-state', text: job.state })],
+      ['Progress', job.progress ? h('span', { id: 'job-progress', text: progressText(job.progress) }) : ''],
       ['Priority', job.priority], ['Attempts', job.attempts + ' of ' + job.maxAttempts],
       ['Enqueued', time(job.enqueuedAt)], ['Due', time(job.dueAt)], ['Expires', time(job.expireAt)],
       ['Lease holder', job.worker || ''], ['Lease until', time(job.leaseUntil)], ['Finished', time(job.finishedAt)],

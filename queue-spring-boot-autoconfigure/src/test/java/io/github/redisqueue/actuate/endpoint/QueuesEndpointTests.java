@@ -8,6 +8,7 @@ import java.util.function.Consumer;
 
 import io.github.redisqueue.core.Batch;
 import io.github.redisqueue.core.BatchState;
+import io.github.redisqueue.core.JobState;
 import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.ReservedJob;
@@ -186,8 +187,8 @@ class QueuesEndpointTests {
 	@Test
 	void invalidBatchRequestsNameTheRule() {
 		assertThatExceptionOfType(InvalidEndpointRequestException.class)
-			.isThrownBy(() -> this.endpoint.batch("resize", "jobs", "1"))
-			.satisfies((ex) -> assertThat(ex.getReason()).contains("'jobs'").contains("use batches"));
+			.isThrownBy(() -> this.endpoint.part("resize", "workers", "1"))
+			.satisfies((ex) -> assertThat(ex.getReason()).contains("'workers'").contains("use batches or jobs"));
 		assertThatExceptionOfType(InvalidEndpointRequestException.class)
 			.isThrownBy(() -> this.endpoint.queue("resize", null, null, -1, null))
 			.satisfies((ex) -> assertThat(ex.getReason()).contains("Batch page offset -1").contains("0 or more"));
@@ -257,6 +258,27 @@ class QueuesEndpointTests {
 				.invoke(context(Map.of("name", "resize", "action", "cancel-batch", "id", "b")));
 			assertThat(cancelled).isEqualTo(new QueueActionDescriptor("resize", "cancel-batch", 1));
 		});
+	}
+
+	@Test
+	void jobOperationAnswersTextArgumentsWithTheJobsProgress() {
+		String id = this.queues.enqueue("reports", "monthly").id();
+		ReservedJob job = this.queues.reserve("reports", 1, Duration.ofMinutes(1)).get(0);
+		assertThat(this.queues.progress("reports", job.ref(), 40)).isTrue();
+		withOperations((operations) -> {
+			WebOperation read = operations.get("GET queues/{name}/{part}/{id}");
+			Object one = read.invoke(context(Map.of("name", "reports", "part", "jobs", "id", id)));
+			assertThat(one).isInstanceOfSatisfying(JobDescriptor.class, (found) -> {
+				assertThat(found.id()).isEqualTo(id);
+				assertThat(found.state()).isEqualTo(JobState.ACTIVE);
+				assertThat(found.progress()).isEqualTo("40");
+				assertThat(found.worker()).isNotNull();
+			});
+			assertThat(read.invoke(context(Map.of("name", "reports", "part", "jobs", "id", "404")))).isNull();
+		});
+		assertThatExceptionOfType(InvalidEndpointRequestException.class)
+			.isThrownBy(() -> this.endpoint.job("bad name", id))
+			.satisfies((ex) -> assertThat(ex.getReason()).contains("'bad name'"));
 	}
 
 	private List<String> batchIds(String queue, @Nullable Integer offset, @Nullable Integer size) {

@@ -8,6 +8,7 @@ import java.time.Duration;
 
 import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.core.ReservedJob;
 import io.github.redisqueue.test.RedisEndpoint;
 import io.github.redisqueue.test.TestRedis;
 import org.junit.jupiter.api.BeforeEach;
@@ -32,8 +33,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * The {@code queues} Actuator endpoint over real HTTP against a real Redis: reading all queues
  * and one queue with its dead letters and workers, and every write operation (allowed by the
- * sample's {@code management.endpoint.queues.access=unrestricted}), each logged; invalid
- * requests answer 400 with the rule they break.
+ * sample's {@code management.endpoint.queues.access=unrestricted}), each logged; one job with
+ * its progress, 404 once it is gone; invalid requests answer 400 with the rule they break.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "sample.embedded-redis=false", "queue.queues.emails.max-attempts=1",
@@ -124,6 +125,24 @@ class QueuesEndpointHttpIntegrationTests {
 	}
 
 	@Test
+	void oneJobWithItsProgressAndNotFoundOnceItCompleted() throws Exception {
+		String id = this.queues.enqueue("exports", "customers.csv").id();
+		ReservedJob job = this.queues.reserve("exports", 1, Duration.ofMinutes(1)).get(0);
+		assertThat(this.queues.progress("exports", job.ref(), 40)).isTrue();
+
+		JsonNode running = get("/actuator/queues/exports/jobs/" + id);
+		assertThat(running.at("/id").asString()).isEqualTo(id);
+		assertThat(running.at("/state").asString()).isEqualTo("ACTIVE");
+		assertThat(running.at("/attempts").asInt()).isZero();
+		assertThat(running.at("/progress").asString()).isEqualTo("40");
+		assertThat(running.at("/payload").asString()).isEqualTo("\"customers.csv\"");
+
+		this.queues.complete("exports", job.ref());
+		assertThat(getStatus("/actuator/queues/exports/jobs/" + id)).isEqualTo(404);
+		assertThat(getStatus("/actuator/queues/exports/workers/" + id)).isEqualTo(400);
+	}
+
+	@Test
 	void invalidQueueNamesAndPagesAreBadRequestsWithTheRule() throws Exception {
 		HttpResponse<String> read = this.http.send(HttpRequest.newBuilder(uri("/actuator/queues/bad%20name")).build(),
 				HttpResponse.BodyHandlers.ofString());
@@ -157,6 +176,11 @@ class QueuesEndpointHttpIntegrationTests {
 		HttpResponse<String> response = send(path, body);
 		assertThat(response.statusCode()).as("POST %s: %s", path, response.body()).isEqualTo(200);
 		return json.readTree(response.body());
+	}
+
+	private int getStatus(String path) throws Exception {
+		return this.http.send(HttpRequest.newBuilder(uri(path)).build(), HttpResponse.BodyHandlers.ofString())
+			.statusCode();
 	}
 
 	private int status(String path) throws Exception {
