@@ -3,16 +3,20 @@ package io.github.redisqueue.autoconfigure;
 import java.nio.charset.StandardCharsets;
 import java.time.ZoneId;
 
+import io.github.redisqueue.actuate.endpoint.QueueSchedulesEndpoint;
 import io.github.redisqueue.annotation.RecurringJobAnnotationBeanPostProcessor;
 import io.github.redisqueue.core.MissedTicks;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.schedule.RecurringJobDefinition;
 import io.github.redisqueue.schedule.RecurringJobScheduler;
 
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Auto-configuration of recurring jobs: the {@link RecurringJobScheduler} of the schedules declared
@@ -38,6 +42,20 @@ public final class QueueScheduleAutoConfiguration {
 	@ConditionalOnMissingBean
 	static RecurringJobAnnotationBeanPostProcessor recurringJobAnnotationBeanPostProcessor() {
 		return new RecurringJobAnnotationBeanPostProcessor();
+	}
+
+	/** The {@code queueschedules} endpoint, when Actuator is present and the endpoint is available. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(ConditionalOnAvailableEndpoint.class)
+	static class EndpointConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnAvailableEndpoint
+		QueueSchedulesEndpoint queueSchedulesEndpoint(RecurringJobScheduler recurringJobScheduler) {
+			return new QueueSchedulesEndpoint(recurringJobScheduler);
+		}
+
 	}
 
 	/** A declared schedule (checked when the properties were bound); its payload is the text as is. */
