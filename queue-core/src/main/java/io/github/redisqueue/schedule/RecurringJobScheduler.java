@@ -71,8 +71,12 @@ public class RecurringJobScheduler implements SmartLifecycle {
 	 * Add a recurring job; before the scheduler starts.
 	 * @param definition the recurring job
 	 * @throws IllegalArgumentException when a schedule of the same name targets the same queue
+	 * @throws IllegalStateException when the scheduler runs already
 	 */
 	public void register(RecurringJobDefinition definition) {
+		if (this.running) {
+			throw new IllegalStateException("Schedule '" + definition.name() + "' is registered after the scheduler started");
+		}
 		for (Entry entry : this.entries) {
 			if (entry.definition.name().equals(definition.name()) && entry.definition.queue().equals(definition.queue())) {
 				throw new IllegalArgumentException("Schedule '" + definition.name() + "' of queue '" + definition.queue()

@@ -11,7 +11,8 @@
 -- last tick and T, 'fire-once' also fires one job for the latest of them (the tick before T), first.
 -- T late is the latest missed tick: 'fire-once' fires it, 'skip' does not. A schedule without a
 -- last tick (new, or its state was lost) has missed nothing: it fires T only when T is on time.
--- Each job fired is a plain job (see plain_element).
+-- Each job fired is a plain job (see plain_element). A last tick that is not a number (damaged by
+-- hand) counts as none, and is replaced by T.
 -- Returns, for 'peek': server time, last tick ('' = none); for 'fire': server time, the outcome
 -- ('fired', 'handled' when T was handled already, 'late' when T was late and fired nothing), then
 -- per job fired its tick and id.

@@ -163,6 +163,37 @@ class QueueSchedulesIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	@Test
+	void onAPartitionedQueueTheStateAndTheJobsLiveInThePartitionOfTheScheduleName() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
+				QueueSettings.builder().partitions("orders", 3).build());
+		QueueSchedules schedules = new QueueSchedules(queues);
+		Instant tick = schedules.peek("orders", "nightly").serverTime().minusMillis(10);
+
+		ScheduleFiring firing = schedules.fire("orders", "nightly", tick, null, MissedTicks.FIRE_ONCE, GRACE, PAYLOAD);
+
+		String partition = queues.partitionNames("orders").get(QueueTemplate.partitionOfKey("nightly", 3));
+		assertThat(schedules.stateKey("orders", "nightly")).contains(partition);
+		assertThat(this.redis.opsForHash().get(schedules.stateKey("orders", "nightly"), "nightly"))
+			.isEqualTo(Long.toString(tick.toEpochMilli()));
+		List<ReservedJob> jobs = queues.reserve("orders", 10, Duration.ofMinutes(1));
+		assertThat(jobs).singleElement().satisfies((job) -> assertThat(job.id()).isEqualTo(firing.jobs().get(tick)));
+		assertThat(schedules.fire("orders", "nightly", tick, null, MissedTicks.FIRE_ONCE, GRACE, PAYLOAD).outcome())
+			.isEqualTo(ScheduleFiring.Outcome.HANDLED);
+	}
+
+	@Test
+	void aDamagedLastTickCountsAsNoneAndIsReplaced() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueSchedules schedules = new QueueSchedules(queues);
+		this.redis.opsForHash().put(schedules.stateKey("digest", "damaged"), "damaged", "not a number");
+		Instant tick = schedules.peek("digest", "damaged").serverTime().minusMillis(10);
+
+		assertThat(schedules.fire("digest", "damaged", tick, null, MissedTicks.FIRE_ONCE, GRACE, PAYLOAD).jobs())
+			.containsOnlyKeys(tick);
+		assertThat(schedules.peek("digest", "damaged").lastTick()).isEqualTo(tick);
+	}
+
+	@Test
 	void aPassedTickCountsAsHandledWithoutAJob() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		QueueSchedules schedules = new QueueSchedules(queues);
