@@ -22,7 +22,10 @@ public enum MissedTicks {
 		this.value = value;
 	}
 
-	/** The policy's name in properties and in Redis: {@code fire-once} or {@code skip}. */
+	/**
+	 * The policy's name in properties and in scripts.
+	 * @return {@code fire-once} or {@code skip}
+	 */
 	public String value() {
 		return this.value;
 	}

@@ -118,7 +118,12 @@ public class QueueSchedules {
 				List.of(PASS, encodeUtf8(schedule), encodeNumber(tick.toEpochMilli())), this.template.getEnqueueTimeout());
 	}
 
-	/** The name of the hash holding the schedules' last ticks of a queue (of its partition for this schedule). */
+	/**
+	 * The hash holding the last ticks of a queue's schedules (of the partition of this schedule).
+	 * @param queue the target queue
+	 * @param schedule the schedule name
+	 * @return the key's full name
+	 */
 	public String stateKey(String queue, String schedule) {
 		return keys(queue, schedule).key("schedules");
 	}

@@ -20,8 +20,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Auto-configuration of recurring jobs: the {@link RecurringJobScheduler} of the schedules declared
- * under {@code queue.schedules.<name>} and of the {@link io.github.redisqueue.annotation.RecurringJob
- * @RecurringJob} methods of the application's beans. Each instance fires the schedules it has
+ * under {@code queue.schedules.<name>} and of the
+ * {@link io.github.redisqueue.annotation.RecurringJob &#64;RecurringJob} methods of the application's beans. Each instance fires the schedules it has
  * configured; Redis makes sure each tick enqueues one job whatever the number of instances.
  *
  * @since 0.1.0
