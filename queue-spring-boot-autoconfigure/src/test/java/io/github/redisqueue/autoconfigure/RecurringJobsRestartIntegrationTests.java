@@ -28,7 +28,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Redis (with an append-only file) stopped for a few ticks and started again on the same port,
- * under two instances running two every-second schedules: no tick gets two jobs (the last tick
+ * under three instances running two every-second schedules: no tick gets two jobs (the last tick
  * survived the restart), and the ticks missed while Redis was down follow each schedule's policy:
  * one job for the missed span under {@code fire-once}, none under {@code skip}.
  */
@@ -47,7 +47,8 @@ class RecurringJobsRestartIntegrationTests {
 						"queue.schedules.once.queue=once", "queue.schedules.once.payload=\"once\"",
 						"queue.schedules.skip.cron=* * * * * *", "queue.schedules.skip.queue=skipped",
 						"queue.schedules.skip.missed=skip", "queue.schedules.skip.payload=\"skip\"");
-			runner.withPropertyValues("queue.worker-id=a").run((a) -> runner.withPropertyValues("queue.worker-id=b").run((b) -> {
+			runner.withPropertyValues("queue.worker-id=a").run((a) -> runner.withPropertyValues("queue.worker-id=b").run((b) -> runner
+				.withPropertyValues("queue.worker-id=c").run((c) -> {
 				QueueTemplate queues = a.getBean(QueueTemplate.class);
 				List<ReservedJob> once = new ArrayList<>();
 				List<ReservedJob> skipped = new ArrayList<>();
@@ -85,7 +86,7 @@ class RecurringJobsRestartIntegrationTests {
 				// the outage spanned ticks, and fire-once did not fill it in
 				assertThat(missingTicks(skipped, stoppedAt, restartedAt)).isGreaterThanOrEqualTo(2);
 				assertThat(missingTicks(once, stoppedAt, restartedAt)).isGreaterThanOrEqualTo(1);
-			}));
+			})));
 		}
 	}
 
