@@ -55,6 +55,8 @@ public final class QueueScripts {
 
 	private final RedisScript<List> jobs = load("jobs");
 
+	private final RedisScript<List> schedule = load("schedule");
+
 	private final RedisScript<Long> heartbeat = new DefaultRedisScript<>(prelude("registry") + read("heartbeat"), Long.class);
 
 	private final RedisScript<List> workers = new DefaultRedisScript<>(prelude("registry") + read("workers"), List.class);
@@ -112,6 +114,11 @@ public final class QueueScripts {
 		return this.jobs;
 	}
 
+	/** Reads a recurring job's last tick, and fires its ticks at most once each. */
+	public RedisScript<List> schedule() {
+		return this.schedule;
+	}
+
 	/** Records a worker's heartbeat (keys outside any queue's hash tag). */
 	public RedisScript<Long> heartbeat() {
 		return this.heartbeat;
@@ -130,7 +137,8 @@ public final class QueueScripts {
 	/** Every script, for preloading. */
 	public List<RedisScript<?>> all() {
 		return List.of(this.enqueue, this.reserve, this.complete, this.fail, this.extend, this.release, this.reap,
-				this.progress, this.dead, this.inspect, this.batch, this.jobs, this.heartbeat, this.workers, this.silent);
+				this.progress, this.dead, this.inspect, this.batch, this.jobs, this.schedule, this.heartbeat, this.workers,
+				this.silent);
 	}
 
 	/** The prelude of a queue's scripts followed by {@code body}: a script of one queue's keys. */

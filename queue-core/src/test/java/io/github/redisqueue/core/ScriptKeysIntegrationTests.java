@@ -81,6 +81,11 @@ class ScriptKeysIntegrationTests extends AbstractRedisIntegrationTests {
 		batch.cancel();
 		assertThat(batch.completion().get(10, java.util.concurrent.TimeUnit.SECONDS).state()).isEqualTo(BatchState.CANCELLED);
 		admin.leave(new WorkerInfo("w1", "host", List.of("keys"), 0, null, null));
+		QueueSchedules schedules = new QueueSchedules(queues);
+		java.time.Instant tick = schedules.peek("keys", "s").serverTime();
+		schedules.pass("keys", "s", tick.minusSeconds(2));
+		schedules.fire("keys", "s", tick, tick.minusSeconds(1), MissedTicks.FIRE_ONCE, Duration.ofSeconds(10),
+				"\"s\"".getBytes(StandardCharsets.UTF_8));
 	}
 
 	private static String read(String name) {

@@ -104,6 +104,12 @@ public class QueueProperties implements Validator {
 	 */
 	private final Map<String, Queue> queues = new LinkedHashMap<>();
 
+	/**
+	 * Recurring jobs, by schedule name: each enqueues one job per cron tick to its queue,
+	 * cluster-wide, whatever the number of instances running it.
+	 */
+	private final Map<String, Schedule> schedules = new LinkedHashMap<>();
+
 	private final Reaper reaper = new Reaper();
 
 	private final Retention retention = new Retention();
@@ -210,6 +216,10 @@ public class QueueProperties implements Validator {
 		return this.queues;
 	}
 
+	public Map<String, Schedule> getSchedules() {
+		return this.schedules;
+	}
+
 	public Reaper getReaper() {
 		return this.reaper;
 	}
@@ -283,6 +293,85 @@ public class QueueProperties implements Validator {
 
 		public void setGroupConcurrency(@Nullable Integer groupConcurrency) {
 			this.groupConcurrency = groupConcurrency;
+		}
+
+	}
+
+	/**
+	 * One recurring job ({@code queue.schedules.<name>}): its cron expression, the queue its jobs
+	 * go to, their payload, the time zone and what happens to missed ticks.
+	 */
+	public static class Schedule {
+
+		/** Cron expression, six fields, seconds first (for example "0 * * * * *": every minute). */
+		private @Nullable String cron;
+
+		/** Queue the jobs go to. */
+		private @Nullable String queue;
+
+		/**
+		 * Payload of every job, enqueued as is (its UTF-8 bytes are the job's payload): JSON text for the
+		 * default JSON payloads, such as {"to":"team@example.com"}.
+		 */
+		private String payload = "";
+
+		/** Time zone the cron expression is read in; the JVM's default zone when unset. */
+		private @Nullable String zone;
+
+		/**
+		 * What happens to missed ticks: fire-once (one job for the latest missed tick) or skip (none).
+		 */
+		private String missed = "fire-once";
+
+		/** How late after its tick (Redis server clock) a tick may fire and still be on time. */
+		private Duration grace = Duration.ofSeconds(10);
+
+		public @Nullable String getCron() {
+			return this.cron;
+		}
+
+		public void setCron(@Nullable String cron) {
+			this.cron = cron;
+		}
+
+		public @Nullable String getQueue() {
+			return this.queue;
+		}
+
+		public void setQueue(@Nullable String queue) {
+			this.queue = queue;
+		}
+
+		public String getPayload() {
+			return this.payload;
+		}
+
+		public void setPayload(String payload) {
+			this.payload = payload;
+		}
+
+		public @Nullable String getZone() {
+			return this.zone;
+		}
+
+		public void setZone(@Nullable String zone) {
+			this.zone = zone;
+		}
+
+		public String getMissed() {
+			return this.missed;
+		}
+
+		public void setMissed(String missed) {
+			this.missed = missed;
+		}
+
+		public Duration getGrace() {
+			return this.grace;
+		}
+
+		public void setGrace(Duration grace) {
+			this.grace = grace;
 		}
 
 	}

@@ -1,16 +1,21 @@
 package io.github.redisqueue.autoconfigure;
 
+import java.time.DateTimeException;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.Map;
 
 import io.github.redisqueue.autoconfigure.QueueProperties.Queue;
 import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.MissedTicks;
 import io.github.redisqueue.core.QueueNames;
 import io.github.redisqueue.core.QueueSettings;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.listener.ContainerOptions;
+import io.github.redisqueue.schedule.RecurringJobDefinition;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.scheduling.support.CronExpression;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
 
@@ -83,6 +88,49 @@ final class QueuePropertiesValidator {
 		for (Map.Entry<String, Queue> entry : properties.getQueues().entrySet()) {
 			checkQueue(entry.getKey(), entry.getValue(), concurrency, listener.getPrefetch());
 		}
+		properties.getSchedules().forEach(this::checkSchedule);
+	}
+
+	/** A recurring job: a cron expression, a valid queue name, a known zone and missed-tick policy. */
+	private void checkSchedule(String name, QueueProperties.Schedule schedule) {
+		String path = "schedules[" + name + "]";
+		if (name.isBlank() || name.length() > RecurringJobDefinition.MAX_NAME_LENGTH) {
+			this.errors.reject("queue.schedule.invalid", "queue.schedules.[" + name
+					+ "] has an invalid name: it must have 1 to " + RecurringJobDefinition.MAX_NAME_LENGTH + " characters");
+			return;
+		}
+		String cron = schedule.getCron();
+		if (cron == null || cron.isBlank()) {
+			reject(path + ".cron", "nothing", "a cron expression is required (six fields, seconds first, e.g. '0 * * * * *')");
+		}
+		else if (!CronExpression.isValidExpression(cron)) {
+			reject(path + ".cron", "'" + cron + "'",
+					"it is not a valid cron expression (six fields, seconds first: second minute hour day-of-month month day-of-week, e.g. '0 * * * * *')");
+		}
+		String queue = schedule.getQueue();
+		if (queue == null || queue.isBlank()) {
+			reject(path + ".queue", "nothing", "the queue the jobs go to is required");
+		}
+		else if (!validQueueName(queue)) {
+			reject(path + ".queue", "'" + queue + "'", "a queue name has 1 to " + QueueNames.MAX_LENGTH
+					+ " characters, letters, digits, '.', '_' or '-', and starts with a letter or digit");
+		}
+		String zone = schedule.getZone();
+		if (zone != null) {
+			try {
+				ZoneId.of(zone);
+			}
+			catch (DateTimeException ex) {
+				reject(path + ".zone", "'" + zone + "'", "it is not a time zone (use a region such as Europe/Paris, or an offset such as +02:00 or UTC)");
+			}
+		}
+		try {
+			MissedTicks.of(schedule.getMissed());
+		}
+		catch (IllegalArgumentException ex) {
+			reject(path + ".missed", "'" + schedule.getMissed() + "'", "it must be fire-once or skip");
+		}
+		range(path + ".grace", schedule.getGrace(), Duration.ZERO, Duration.ofDays(1));
 	}
 
 	private void checkListener(String path, QueueListenerProperties settings) {
@@ -113,6 +161,16 @@ final class QueuePropertiesValidator {
 			Integer prefetch = (settings.getPrefetch() != null) ? settings.getPrefetch() : basePrefetch;
 			reserveTotal(path, concurrency, prefetch,
 					path + ((settings.getPrefetch() != null) ? ".prefetch" : ".concurrency"));
+		}
+	}
+
+	private static boolean validQueueName(String queue) {
+		try {
+			QueueNames.validate(queue);
+			return true;
+		}
+		catch (IllegalArgumentException ex) {
+			return false;
 		}
 	}
 
@@ -160,7 +218,7 @@ final class QueuePropertiesValidator {
 	}
 
 	private void reject(String field, Object value, String rule) {
-		String property = "queue." + field.replace("queues[", "queues.[");
+		String property = "queue." + field.replace("queues[", "queues.[").replace("schedules[", "schedules.[");
 		this.errors.rejectValue(field, "queue.property.invalid", new Object[] { value, rule },
 				property + " is " + value + ": " + rule);
 	}

@@ -51,6 +51,23 @@ class QuickstartApplicationIntegrationTests {
 	}
 
 	@Test
+	void theDigestScheduleSendsAnEmailEveryTickAndIsListedByTheEndpoint() throws Exception {
+		RedisEndpoint redis = TestRedis.shared();
+		TestRedis.flushAll(redis);
+		try (ConfigurableApplicationContext context = run(redis.port(), "--sample.embedded-redis=false",
+				"--queue.schedules.digest.cron=* * * * * *")) {
+			String base = "http://localhost:" + context.getEnvironment().getProperty("local.server.port");
+			EmailSender sender = context.getBean(EmailSender.class);
+			await().atMost(Duration.ofSeconds(10)).until(() -> sender.sent() >= 2);
+			assertThat(get(base + "/actuator/queueschedules")).contains("\"name\":\"digest\"")
+				.contains("\"queue\":\"emails\"")
+				.contains("\"nextTick\"");
+			assertThat(get(base + "/actuator/queueschedules/emails")).contains("\"cron\":\"* * * * * *\"");
+			assertThat(get(base + "/emails")).doesNotContain("Digest");
+		}
+	}
+
+	@Test
 	void queuesEndpointAndHealthShowTheQueueAndTheEndpointPausesAndRetries() throws Exception {
 		RedisEndpoint redis = TestRedis.shared();
 		TestRedis.flushAll(redis);
@@ -105,6 +122,10 @@ class QuickstartApplicationIntegrationTests {
 		SpringApplication application = new SpringApplication(QuickstartApplication.class);
 		java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("--server.port=0",
 				"--spring.data.redis.port=" + redisPort, "--queue.listener.poll-interval=200ms"));
+		if (java.util.Arrays.stream(extra).noneMatch((arg) -> arg.startsWith("--queue.schedules.digest.cron="))) {
+			// the digest of every minute would add e-mails to the counts the other tests check
+			args.add("--queue.schedules.digest.cron=0 0 0 1 1 *");
+		}
 		args.addAll(java.util.List.of(extra));
 		return application.run(args.toArray(String[]::new));
 	}
