@@ -29,10 +29,11 @@ import org.slf4j.LoggerFactory;
  * reaper runs. The loop of a partitioned queue waits for its partitions' announcements instead,
  * which a broken subscription may miss, so it reserves (one call per partition, sent together)
  * after every wait. A reserve that the queue's rate limit cut short tells when the next hand-out
- * is due: the loop then waits until that time by the Redis clock (a stop ends the wait at once),
- * without calling Redis meanwhile except to send completions. Its first step gives back the leases its own identity still holds from a previous
- * run. A call Redis does not answer is retried every poll interval (completions it carried are
- * kept for the next one); a call the engine refuses as invalid ends the loop.
+ * is due: the loop then waits until that time by the Redis clock (at most a poll interval; a stop
+ * ends the wait at once), without calling Redis meanwhile except to send completions. Its first
+ * step gives back the leases its own identity still holds from a previous run. A call Redis does
+ * not answer is retried every poll interval (completions it carried are kept for the next one); a
+ * call the engine refuses as invalid ends the loop.
  *
  * <p>It owns the back-pressure: a job takes a slot when it is reserved and gives it back when its
  * handler is done, and at most {@code concurrency} handlers run at once whatever the executor (a
