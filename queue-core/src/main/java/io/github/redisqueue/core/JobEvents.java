@@ -33,4 +33,13 @@ public interface JobEvents {
 	default void waited(String queue, Duration wait) {
 	}
 
+	/**
+	 * A reserve call of this process handed out fewer jobs than it asked for, or none, because
+	 * the queue's rate limit allowed no more in its window while more jobs were ready (see
+	 * {@link RateLimit}).
+	 * @param queue the queue name
+	 */
+	default void rateLimited(String queue) {
+	}
+
 }

@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  * Counts job outcomes of this process in the counter {@code queue.job.outcomes} with tags
  * {@code queue} and {@code outcome} (enqueued, duplicate, completed, failed, dead_lettered,
  * expired, reaped), and times how long reserved jobs waited ready in {@code queue.job.wait}
- * (tag {@code queue}).
+ * (tag {@code queue}), and counts the reserve calls a queue's rate limit cut short in
+ * {@code queue.rate.limited} (tag {@code queue}).
  *
  * @since 0.1.0
  */
@@ -52,6 +53,21 @@ public class MicrometerJobEvents implements JobEvents {
 					.tag("queue", name)
 					.register(target))
 				.record(wait);
+		}
+	}
+
+	private final Map<String, Counter> rateLimited = new ConcurrentHashMap<>();
+
+	@Override
+	public void rateLimited(String queue) {
+		MeterRegistry target = registry();
+		if (target != null) {
+			this.rateLimited
+				.computeIfAbsent(queue, (name) -> Counter.builder("queue.rate.limited")
+					.description("Reserve calls of this process that the queue's rate limit cut short")
+					.tag("queue", name)
+					.register(target))
+				.increment();
 		}
 	}
 

@@ -135,7 +135,8 @@ final class PartitionedReserve {
 				startLeft -= start;
 				shares.add(share);
 				calls.add(scripts.reserve());
-				args.add(this.template.reserveArgs(share, lease, workerId, acksOf, maxAttempts, start));
+				// a partitioned queue has no rate limit (QueueSettings refuses one)
+				args.add(this.template.reserveArgs(share, lease, workerId, acksOf, maxAttempts, start, null));
 			}
 			QueueScriptExecutor.Each each = this.template.executor().runEach(calls, keys, args);
 			for (int i = 0; i < called.size(); i++) {

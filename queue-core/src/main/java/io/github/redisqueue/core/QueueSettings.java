@@ -104,6 +104,8 @@ public final class QueueSettings {
 
 	private final Map<String, Integer> partitions;
 
+	private final Map<String, RateLimit> rateLimits;
+
 	private QueueSettings(Builder builder, String workerId) {
 		this.keyPrefix = builder.keyPrefix;
 		this.workerId = workerId;
@@ -122,6 +124,7 @@ public final class QueueSettings {
 		Map<String, Integer> partitioned = new HashMap<>(builder.partitions);
 		partitioned.values().removeIf((value) -> value == 1);
 		this.partitions = Map.copyOf(partitioned);
+		this.rateLimits = Map.copyOf(builder.rateLimits);
 	}
 
 	/**
@@ -161,6 +164,7 @@ public final class QueueSettings {
 		builder.defaultGroupConcurrency = this.defaultGroupConcurrency;
 		builder.groupConcurrency.putAll(this.groupConcurrency);
 		builder.partitions.putAll(this.partitions);
+		builder.rateLimits.putAll(this.rateLimits);
 		return builder;
 	}
 
@@ -208,6 +212,18 @@ public final class QueueSettings {
 	 */
 	public int partitions(String queue) {
 		return this.partitions.getOrDefault(queue, 1);
+	}
+
+	/**
+	 * The rate limit of a queue: at most so many of its jobs are handed out in any window, by
+	 * every consumer together (see {@link RateLimit}). Every reserve of this template passes it to
+	 * the script, which keeps the window in Redis; every consumer of the queue must be configured
+	 * with the same limit (a consumer without it neither honours nor records the window).
+	 * @param queue the queue name
+	 * @return the limit, or {@code null} when the queue has none
+	 */
+	public @Nullable RateLimit rateLimit(String queue) {
+		return this.rateLimits.get(queue);
 	}
 
 	/**
@@ -349,7 +365,8 @@ public final class QueueSettings {
 				&& this.resultRetention.equals(that.resultRetention) && this.maxResultBytes == that.maxResultBytes
 				&& this.batchRetention.equals(that.batchRetention)
 				&& this.defaultGroupConcurrency == that.defaultGroupConcurrency
-				&& this.groupConcurrency.equals(that.groupConcurrency) && this.partitions.equals(that.partitions);
+				&& this.groupConcurrency.equals(that.groupConcurrency) && this.partitions.equals(that.partitions)
+				&& this.rateLimits.equals(that.rateLimits);
 	}
 
 	@Override
@@ -357,7 +374,7 @@ public final class QueueSettings {
 		return Objects.hash(this.keyPrefix, this.workerId, this.maxPayloadBytes, this.defaultMaxAttempts,
 				this.completedRetention, this.deadRetention, this.reclaimBatch, this.reapBatch, this.enqueueChunk,
 				this.resultRetention, this.maxResultBytes, this.batchRetention, this.defaultGroupConcurrency,
-				this.groupConcurrency, this.partitions);
+				this.groupConcurrency, this.partitions, this.rateLimits);
 	}
 
 	@Override
@@ -368,7 +385,8 @@ public final class QueueSettings {
 				+ this.reclaimBatch + ", reapBatch=" + this.reapBatch + ", enqueueChunk=" + this.enqueueChunk
 				+ ", resultRetention=" + this.resultRetention + ", maxResultBytes=" + this.maxResultBytes
 				+ ", batchRetention=" + this.batchRetention + ", defaultGroupConcurrency=" + this.defaultGroupConcurrency
-				+ ", groupConcurrency=" + this.groupConcurrency + ", partitions=" + this.partitions + "]";
+				+ ", groupConcurrency=" + this.groupConcurrency + ", partitions=" + this.partitions
+				+ ", rateLimits=" + this.rateLimits + "]";
 	}
 
 	/**
@@ -406,6 +424,8 @@ public final class QueueSettings {
 		private final Map<String, Integer> groupConcurrency = new HashMap<>();
 
 		private final Map<String, Integer> partitions = new HashMap<>();
+
+		private final Map<String, RateLimit> rateLimits = new HashMap<>();
 
 		private Builder() {
 		}
@@ -569,6 +589,25 @@ public final class QueueSettings {
 		}
 
 		/**
+		 * Limit how many jobs of the given queue are handed out in any window, by every consumer
+		 * together; {@code null} removes the limit. See {@link QueueSettings#rateLimit(String)}. A
+		 * partitioned queue cannot have one (its partitions keep no common window).
+		 * @param queue the queue name
+		 * @param rateLimit the limit, or {@code null}
+		 * @return this builder
+		 */
+		public Builder rateLimit(String queue, @Nullable RateLimit rateLimit) {
+			QueueNames.validate(Objects.requireNonNull(queue, "queue"));
+			if (rateLimit != null) {
+				this.rateLimits.put(queue, rateLimit);
+			}
+			else {
+				this.rateLimits.remove(queue);
+			}
+			return this;
+		}
+
+		/**
 		 * The settings.
 		 * @return the settings
 		 * @throws IllegalArgumentException if a value breaks its rule
@@ -604,6 +643,12 @@ public final class QueueSettings {
 				if (value < 1 || value > MAX_PARTITIONS) {
 					throw new IllegalArgumentException("Partitions " + value + " of queue '" + queue
 							+ "' are out of range: they must be from 1 to " + MAX_PARTITIONS);
+				}
+			});
+			this.rateLimits.keySet().forEach((queue) -> {
+				if (this.partitions.getOrDefault(queue, 1) > 1) {
+					throw new IllegalArgumentException("Queue '" + queue + "' cannot have a rate limit: it is spread over "
+							+ this.partitions.get(queue) + " partitions, which keep no common window");
 				}
 			});
 			return new QueueSettings(this, workerId);

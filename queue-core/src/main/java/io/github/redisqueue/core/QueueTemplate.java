@@ -443,7 +443,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		if (parts.length == 1) {
 			ScriptReplies.ReserveReply reply = ScriptReplies.reservation(queue, this.executor
 				.run(this.executor.scripts().reserve(), parts[0], reserveArgs(max, lease, workerId, completions,
-						maxAttempts, startNow)), (raw) -> headers(queue, raw));
+						maxAttempts, startNow, this.settings.rateLimit(queue))), (raw) -> headers(queue, raw));
 			reservation = reserved(queue, parts[0], reply);
 		}
 		else {
@@ -455,17 +455,21 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 				- reservation.missingCompletions() - reservation.unsentCompletions().size());
 		record(queue, JobOutcome.REAPED, reservation.reclaimed());
 		record(queue, JobOutcome.EXPIRED, reservation.expired());
+		if (reservation.rateLimitedUntil() != null) {
+			this.events.rateLimited(queue);
+		}
 		return reservation;
 	}
 
-	/** The arguments of one reserve call. */
+	/** The arguments of one reserve call; {@code rateLimit} {@code null} for none. */
 	List<byte[]> reserveArgs(int max, Duration lease, String workerId, Collection<JobRef> completions,
-			int maxAttempts, int startNow) {
-		List<byte[]> args = new ArrayList<>(8 + completions.size() * 2);
+			int maxAttempts, int startNow, @Nullable RateLimit rateLimit) {
+		List<byte[]> args = new ArrayList<>(9 + completions.size() * 2);
 		Collections.addAll(args, encodeNumber(max), encodeNumber(lease.toMillis()), encodeUtf8(workerId),
 				encodeNumber(this.settings.reclaimBatch()), encodeNumber(this.settings.reapBatch()),
 				encodeNumber(this.settings.completedRetention().toMillis()), encodeNumber(maxAttempts),
-				encodeNumber(Math.max(0, startNow)));
+				encodeNumber(Math.max(0, startNow)),
+				(rateLimit != null) ? encodeUtf8(rateLimit.scriptArgument()) : ScriptReplies.EMPTY);
 		ScriptReplies.addRefs(args, completions);
 		return args;
 	}

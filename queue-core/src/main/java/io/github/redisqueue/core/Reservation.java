@@ -26,10 +26,31 @@ import org.jspecify.annotations.Nullable;
  * with {@link QueueTemplate#reserveInTurn} those of partitions the call did not reach; send them
  * with a later call (a recorded one then comes back as missing); always empty for a queue of one
  * partition, whose call fails as a whole
+ * @param rateLimitedUntil when the queue's rate limit (see {@link RateLimit}) made the call hand out
+ * fewer jobs than asked while more were ready, the time its next hand-out is due (Redis clock):
+ * reserving earlier hands out nothing; {@code null} when the limit did not cut the call short
  * @since 0.1.0
  */
 public record Reservation(List<ReservedJob> jobs, @Nullable Instant nextDue, int reclaimed, int expired,
-		int refusedCompletions, int missingCompletions, Instant serverTime, List<JobRef> unsentCompletions) {
+		int refusedCompletions, int missingCompletions, Instant serverTime, List<JobRef> unsentCompletions,
+		@Nullable Instant rateLimitedUntil) {
+
+	/**
+	 * A reservation that no rate limit cut short.
+	 * @param jobs the reserved jobs
+	 * @param nextDue due time of the earliest delayed job, or {@code null}
+	 * @param reclaimed expired leases returned to the queue
+	 * @param expired jobs dead-lettered because they expired
+	 * @param refusedCompletions completions refused as stale
+	 * @param missingCompletions completions that found nothing to do
+	 * @param serverTime the Redis server clock
+	 * @param unsentCompletions completions the call did not record
+	 */
+	public Reservation(List<ReservedJob> jobs, @Nullable Instant nextDue, int reclaimed, int expired,
+			int refusedCompletions, int missingCompletions, Instant serverTime, List<JobRef> unsentCompletions) {
+		this(jobs, nextDue, reclaimed, expired, refusedCompletions, missingCompletions, serverTime, unsentCompletions,
+				null);
+	}
 
 	/**
 	 * A reservation whose completions were all answered.

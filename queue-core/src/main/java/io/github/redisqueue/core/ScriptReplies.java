@@ -63,8 +63,14 @@ final class ScriptReplies {
 	/** {@code reserve.lua}: "finished batches whose completion job waits to be handed off". */
 	static final int RESERVE_BATCHES_DONE = 7;
 
+	/**
+	 * {@code reserve.lua}: "when the rate limit cut the call short the time its next hand-out is
+	 * due (ms, server clock; -1 otherwise)".
+	 */
+	static final int RESERVE_RATE_LIMITED_UNTIL = 8;
+
 	/** {@code reserve.lua}: "then per job: [...]", from here on. */
-	static final int RESERVE_FIRST_JOB = 8;
+	static final int RESERVE_FIRST_JOB = 9;
 
 	/** {@code batch.lua} 'status': values per batch, from "state" to "waiting". */
 	static final int BATCH_STATUS_STRIDE = 12;
@@ -337,6 +343,7 @@ final class ScriptReplies {
 	/** The reservation, and how long each of its jobs waited ready, in the same order. */
 	static ReserveReply reservation(String queue, List<?> reply, Function<byte[], Map<String, String>> headers) {
 		long nextDue = asLong(reply.get(RESERVE_NEXT_DUE));
+		long rateLimitedUntil = asLong(reply.get(RESERVE_RATE_LIMITED_UNTIL));
 		int count = (int) asLong(reply.get(RESERVE_COUNT));
 		List<ReservedJob> jobs = new ArrayList<>(count);
 		List<Duration> waits = new ArrayList<>(count);
@@ -351,7 +358,8 @@ final class ScriptReplies {
 		Reservation reservation = new Reservation(jobs, (nextDue >= 0) ? Instant.ofEpochMilli(nextDue) : null,
 				(int) asLong(reply.get(RESERVE_RECLAIMED)), (int) asLong(reply.get(RESERVE_EXPIRED)),
 				(int) asLong(reply.get(RESERVE_REFUSED)), (int) asLong(reply.get(RESERVE_MISSING)),
-				instant(reply.get(RESERVE_SERVER_TIME)));
+				instant(reply.get(RESERVE_SERVER_TIME)), List.of(),
+				(rateLimitedUntil >= 0) ? Instant.ofEpochMilli(rateLimitedUntil) : null);
 		return new ReserveReply(reservation, waits, asLong(reply.get(RESERVE_BATCHES_DONE)));
 	}
 

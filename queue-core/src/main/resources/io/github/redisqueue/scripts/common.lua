@@ -11,7 +11,8 @@
 --   7 wake      list; one element per pending wake-up for blocked consumers
 --   8 seq       string counter; job ids and FIFO order
 --   9 paused    string flag; present while the queue is paused
---  10 stats     hash of counters (fields starting with '~' are internal)
+--  10 stats     hash of counters (fields starting with '~' are internal; '~rate' is the window of
+--               a rate-limited queue, see reserve.lua)
 --  11 woken     list that blocked consumers move wake-ups into; cleared by reserve
 --  12 live      sorted set of the workers consuming the queue, score = heartbeat deadline (ms)
 --  13 jobs      hash, job id -> the job's record, its payload included (see FIELDS)

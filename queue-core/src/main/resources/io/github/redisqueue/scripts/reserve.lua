@@ -1,5 +1,5 @@
 -- Finishes and fetches in one call: first acknowledges the jobs named by the id/token pairs from
--- ARGV[11] on (completed retention ARGV[8] ms), then reserves up to ARGV[3] jobs with a lease of
+-- ARGV[12] on (completed retention ARGV[8] ms), then reserves up to ARGV[3] jobs with a lease of
 -- ARGV[4] ms for worker ARGV[5]. Before reserving it reclaims at most ARGV[6] expired leases and
 -- promotes due delayed jobs (as many as it hands out, at least 25, at most ARGV[7]), so no job is
 -- stranded when no reaper runs. The jobs it pops that cannot be handed out (expired, corrupt,
@@ -10,12 +10,53 @@
 -- their holder is lost, that loss counts under a wider limit (see take_back). A paused queue hands
 -- out nothing. A popped job of a batch being cancelled is removed instead (see cancel_job).
 -- A job's attempt is its attempts (runs that ended in a failure) plus one.
+-- ARGV[11] is the queue's rate limit, 'N:W' (at most N hand-outs in any W ms), or empty for none:
+-- an empty one costs no command. The hand-out times of the last N hand-outs are kept, oldest
+-- first, in the stats field '~rate' (see rate_window); a hand-out is allowed only when the one N
+-- hand-outs before it is W ms old or more, so any W ms hold at most N hand-outs.
 -- Returns: next due time of a delayed job (-1 none), reclaimed, expired, count, acknowledgements
 -- refused as stale, acknowledgements of jobs that no longer exist, server time (ms), finished
--- batches whose completion job waits to be handed off (see batch.lua 'pending'), then per
--- job: id, payload, headers, attempt, max attempts, token, lease deadline, enqueued at, priority,
+-- batches whose completion job waits to be handed off (see batch.lua 'pending'), when the rate
+-- limit cut the call short the time its next hand-out is due (ms, server clock; -1 otherwise), then
+-- per job: id, payload, headers, attempt, max attempts, token, lease deadline, enqueued at, priority,
 -- ms it waited ready (by the server clock).
+-- Rate limit: the times of the last N hand-outs, oldest first, as N fields of RATE_DIGITS digits
+-- packed in one string (N x 13 bytes, 13 KB for N = 1000): one HGET and one HSET per call whatever
+-- N is, no entry per hand-out beyond the last N. Never handed out counts as time 0.
+local RATE_FIELD, RATE_DIGITS, MAX_RATE_PERMITS = '~rate', 13, 10000
+
+-- the window of the last permits hand-outs as read from the stats hash, fitted to permits entries:
+-- a window kept for another limit keeps its latest entries (or is padded with never-used ones), one
+-- that cannot be read starts afresh (every entry 0, which errs on the permissive side once)
+local function rate_window(permits)
+  local raw = redis.call('HGET', K_STATS, RATE_FIELD)
+  local size = permits * RATE_DIGITS
+  if not raw or #raw % RATE_DIGITS ~= 0 or string.find(raw, '[^0-9]') then
+    return string.rep('0', size)
+  end
+  if #raw > size then
+    return string.sub(raw, #raw - size + 1)
+  end
+  return string.rep('0', size - #raw) .. raw
+end
+
+-- the i-th oldest hand-out time (1-based) of a window
+local function rate_entry(window, i)
+  return tonumber(string.sub(window, (i - 1) * RATE_DIGITS + 1, i * RATE_DIGITS))
+end
+
 local now = now_ms()
+local rate_permits, rate_ms = string.match(ARGV[11] or '', '^(%d+):(%d+)$')
+local rate
+if rate_permits then
+  rate_permits, rate_ms = tonumber(rate_permits), tonumber(rate_ms)
+  if rate_permits < 1 or rate_permits > MAX_RATE_PERMITS or rate_ms < 1 then
+    error('rate limit ' .. ARGV[11] .. ' is out of range')
+  end
+  rate = rate_window(rate_permits)
+elseif (ARGV[11] or '') ~= '' then
+  error('rate limit ' .. ARGV[11] .. ' is not N:W')
+end
 redis.call('DEL', K_WOKEN)
 if PARTITIONED then
   -- consumers of a partition wait on its announcements: the next wake-up announces again
@@ -25,7 +66,7 @@ end
 wake_owed = 0
 local stale, missing, completed = 0, 0, 0
 local retention = tonumber(ARGV[8]) or 0
-for i = 11, #ARGV, 2 do
+for i = 12, #ARGV, 2 do
   local result = complete_job(ARGV[i], ARGV[i + 1], retention, now)
   if result == 1 then
     completed = completed + 1
@@ -46,9 +87,18 @@ local override = tonumber(ARGV[9]) or 0
 local start_now = tonumber(ARGV[10]) or n
 local reclaimed = reclaim(now, tonumber(ARGV[6]))
 local _, expired = promote(now, promote_limit)
-local out = {0, reclaimed, expired, 0, stale, missing, now, 0}
+local out = {0, reclaimed, expired, 0, stale, missing, now, 0, -1}
 if redis.call('EXISTS', K_PAUSED) == 0 then
   local got = 0
+  local wanted = n
+  if rate then
+    -- the i-th hand-out of this call is allowed when the i-th oldest of the window is W ms old
+    local allowed = 0
+    while allowed < math.min(n, rate_permits) and rate_entry(rate, allowed + 1) <= now - rate_ms do
+      allowed = allowed + 1
+    end
+    n = allowed
+  end
   local deadline = now + lease
   local batch_states = {}
   local names = {'state', 'payload', 'headers', 'attempts', 'maxAttempts', 'token', 'enqueuedAt', 'priority',
@@ -137,6 +187,15 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
     end
   end
   out[4] = got
+  if rate and got > 0 then
+    -- the hand-outs of this call replace the oldest entries
+    rate = string.sub(rate, got * RATE_DIGITS + 1) .. string.rep(string.format('%013d', now), got)
+    redis.call('HSET', K_STATS, RATE_FIELD, rate)
+  end
+  if rate and got == n and n < wanted and ready_count() > 0 then
+    -- cut short by the limit while jobs wait: the next hand-out is due when the oldest entry is W ms old
+    out[9] = rate_entry(rate, 1) + rate_ms
+  end
 end
 local owed = wake_owed
 wake_owed = -1

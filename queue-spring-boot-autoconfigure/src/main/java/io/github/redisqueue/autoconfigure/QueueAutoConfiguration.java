@@ -6,6 +6,7 @@ import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueScripts;
 import io.github.redisqueue.core.QueueSettings;
+import io.github.redisqueue.core.RateLimit;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.support.converter.JacksonJobSerializer;
 import io.github.redisqueue.support.converter.JobSerializer;
@@ -77,6 +78,9 @@ public final class QueueAutoConfiguration {
 				settings.groupConcurrency(queue, values.getGroupConcurrency());
 			}
 			settings.partitions(queue, values.getPartitions());
+			if (values.getRateLimit() != null) {
+				settings.rateLimit(queue, RateLimit.parse(values.getRateLimit()));
+			}
 		});
 		return settings.build();
 	}

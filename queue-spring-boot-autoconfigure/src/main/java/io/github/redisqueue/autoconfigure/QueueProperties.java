@@ -262,7 +262,7 @@ public class QueueProperties implements Validator {
 	/**
 	 * Settings of one queue ({@code queue.queues.<name>}): the settings of its listeners, each
 	 * left unset keeping {@code queue.listener.*}, how many jobs of one of its groups run at
-	 * once, and over how many partitions it is spread.
+	 * once, over how many partitions it is spread, and its rate limit.
 	 */
 	public static class Queue extends QueueListenerProperties {
 
@@ -293,6 +293,21 @@ public class QueueProperties implements Validator {
 
 		public void setGroupConcurrency(@Nullable Integer groupConcurrency) {
 			this.groupConcurrency = groupConcurrency;
+		}
+
+		/**
+		 * Most jobs of this queue handed out in any window, by all its consumers together, written
+		 * <permits>/<window> such as 100/1s or 1000/1m (permits 1 to 10000, window 1ms to 1d); unset
+		 * for no limit. Every application consuming the queue must set the same value.
+		 */
+		private @Nullable String rateLimit;
+
+		public @Nullable String getRateLimit() {
+			return this.rateLimit;
+		}
+
+		public void setRateLimit(@Nullable String rateLimit) {
+			this.rateLimit = rateLimit;
 		}
 
 	}

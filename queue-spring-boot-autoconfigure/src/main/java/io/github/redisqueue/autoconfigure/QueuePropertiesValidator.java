@@ -10,6 +10,7 @@ import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.MissedTicks;
 import io.github.redisqueue.core.QueueNames;
 import io.github.redisqueue.core.QueueSettings;
+import io.github.redisqueue.core.RateLimit;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.listener.ContainerOptions;
 import io.github.redisqueue.schedule.RecurringJobDefinition;
@@ -156,6 +157,20 @@ final class QueuePropertiesValidator {
 		checkListener(path, settings);
 		range(path + ".group-concurrency", settings.getGroupConcurrency(), 1, MAX_GROUP_CONCURRENCY);
 		range(path + ".partitions", settings.getPartitions(), 1, QueueSettings.MAX_PARTITIONS);
+		if (settings.getRateLimit() != null) {
+			try {
+				RateLimit.parse(settings.getRateLimit());
+				if (settings.getPartitions() > 1) {
+					reject(path + ".rate-limit", settings.getRateLimit(), "a partitioned queue cannot have a rate "
+							+ "limit (its partitions keep no common window); remove it or the partitions");
+				}
+			}
+			catch (IllegalArgumentException ex) {
+				reject(path + ".rate-limit", "'" + settings.getRateLimit() + "'", "it must be <permits>/<window>, "
+						+ "permits from 1 to " + RateLimit.MAX_PERMITS + " and a window of a whole number and a unit "
+						+ "ms, s, m, h or d from 1ms to 1d, for example 100/1s or 1000/1m");
+			}
+		}
 		if (settings.getConcurrency() != null || settings.getPrefetch() != null) {
 			int concurrency = orDefault(settings.getConcurrency(), baseConcurrency);
 			Integer prefetch = (settings.getPrefetch() != null) ? settings.getPrefetch() : basePrefetch;

@@ -5,14 +5,17 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.redisqueue.actuate.endpoint.PartitionDescriptor;
+import io.github.redisqueue.actuate.endpoint.QueueDescriptor;
 import io.github.redisqueue.actuate.endpoint.QueueDetailsDescriptor;
 import io.github.redisqueue.actuate.endpoint.QueuesEndpoint;
 import io.github.redisqueue.annotation.QueueListener;
+import io.github.redisqueue.autoconfigure.endpoint.QueuesEndpointAutoConfiguration;
 import io.github.redisqueue.core.JobState;
 import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.listener.lease.QueueReaper;
 import io.github.redisqueue.support.JobMetadata;
+import io.github.redisqueue.test.RedisClock;
 import io.github.redisqueue.test.RedisEndpoint;
 import io.github.redisqueue.test.TestRedis;
 import org.junit.jupiter.api.BeforeEach;
@@ -22,6 +25,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.scheduling.annotation.EnableScheduling;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -63,6 +67,27 @@ class QueueAutoConfigurationIntegrationTests {
 				.getOptions()
 				.concurrency()).isEqualTo(3);
 		});
+	}
+
+	@Test
+	void rateLimitFromPropertiesHoldsBackTheListenerAndShowsInTheEndpoint() {
+		this.contextRunner.withUserConfiguration(Greeter.class)
+			.withConfiguration(AutoConfigurations.of(QueuesEndpointAutoConfiguration.class))
+			.withPropertyValues("queue.queues.greetings.rate-limit=3/1m",
+					"management.endpoints.web.exposure.include=queues")
+			.run((context) -> {
+				QueueTemplate queues = context.getBean(QueueTemplate.class);
+				for (String name : new String[] { "Ada", "Grace", "Edsger", "Barbara", "Alan" }) {
+					queues.enqueue("greetings", new Greeting(name));
+				}
+				Greeter greeter = context.getBean(Greeter.class);
+				await().atMost(Duration.ofSeconds(10)).until(() -> greeter.names.size() == 3);
+				RedisClock.awaitElapsed(context.getBean(StringRedisTemplate.class), Duration.ofSeconds(1));
+				assertThat(greeter.names).hasSize(3);
+				QueueDescriptor counts = context.getBean(QueuesEndpoint.class).queues().get("greetings");
+				assertThat(counts.rateLimit()).isEqualTo("3/1m");
+				assertThat(counts.ready()).isEqualTo(2);
+			});
 	}
 
 	@Test

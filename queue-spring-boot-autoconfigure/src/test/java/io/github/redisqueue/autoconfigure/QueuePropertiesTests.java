@@ -5,6 +5,7 @@ import java.util.Map;
 
 import io.github.redisqueue.core.QueueSettings;
 import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.core.RateLimit;
 import io.github.redisqueue.listener.ContainerOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -68,6 +69,17 @@ class QueuePropertiesTests {
 		QueueSettings settings = new QueueAutoConfiguration().queueSettings(properties);
 		assertThat(settings.groupConcurrency("reports")).isEqualTo(5);
 		assertThat(settings.groupConcurrency("other")).isEqualTo(QueueSettings.DEFAULT_GROUP_CONCURRENCY);
+	}
+
+	@Test
+	void rateLimitOfAQueueGoesToTheEngineSettingsNotTheListener() {
+		QueueProperties properties = bind(Map.of("queue.queues.reports.rate-limit", "1000/1m"));
+		assertThat(QueueListenerContainerFactoryConfigurer.apply(ContainerOptions.defaults(),
+				properties.getQueues().get("reports")))
+			.isEqualTo(ContainerOptions.defaults());
+		QueueSettings settings = new QueueAutoConfiguration().queueSettings(properties);
+		assertThat(settings.rateLimit("reports")).isEqualTo(new RateLimit(1000, Duration.ofMinutes(1)));
+		assertThat(settings.rateLimit("other")).isNull();
 	}
 
 	@Test

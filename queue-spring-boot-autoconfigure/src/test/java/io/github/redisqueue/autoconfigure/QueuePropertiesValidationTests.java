@@ -39,6 +39,25 @@ class QueuePropertiesValidationTests {
 	}
 
 	@Test
+	void rateLimitIsParsedStrictlyAndNamesTheProperty() {
+		String rule = "it must be <permits>/<window>, permits from 1 to 10000";
+		refused("queue.queues.mail.rate-limit=100", "queue.queues.[mail].rate-limit is '100'", rule);
+		refused("queue.queues.mail.rate-limit=100/s", "queue.queues.[mail].rate-limit is '100/s'", rule);
+		refused("queue.queues.mail.rate-limit=100 / 1s", "queue.queues.[mail].rate-limit is '100 / 1s'", rule);
+		refused("queue.queues.mail.rate-limit=1.5/1s", "queue.queues.[mail].rate-limit is '1.5/1s'", rule);
+		refused("queue.queues.mail.rate-limit=0/1s", "queue.queues.[mail].rate-limit is '0/1s'", rule);
+		refused("queue.queues.mail.rate-limit=10001/1s", "queue.queues.[mail].rate-limit is '10001/1s'", rule);
+		refused("queue.queues.mail.rate-limit=5/0s", "queue.queues.[mail].rate-limit is '5/0s'", rule);
+		refused("queue.queues.mail.rate-limit=5/2d", "queue.queues.[mail].rate-limit is '5/2d'", rule);
+		refused("queue.queues.mail.rate-limit=5/1S", "queue.queues.[mail].rate-limit is '5/1S'", rule);
+		refused(new String[] { "queue.queues.mail.rate-limit=5/1s", "queue.queues.mail.partitions=2" },
+				"queue.queues.[mail].rate-limit is 5/1s", "a partitioned queue cannot have a rate limit");
+		accepted("queue.queues.mail.rate-limit=10000/1d");
+		accepted("queue.queues.mail.rate-limit=1/1ms");
+		accepted("queue.queues.[mail.out].rate-limit=1000/1m", "queue.queues.other.rate-limit=100/250ms");
+	}
+
+	@Test
 	void listenerConcurrencyFrom1To1000() {
 		refused("queue.listener.concurrency=1001", "queue.listener.concurrency is 1001", "must be from 1 to 1000");
 		refused("queue.listener.concurrency=0", "queue.listener.concurrency is 0", "must be from 1 to 1000");

@@ -28,9 +28,12 @@ import org.slf4j.LoggerFactory;
  * reserve per half lease so that leases other workers left to expire are reclaimed even when no
  * reaper runs. The loop of a partitioned queue waits for its partitions' announcements instead,
  * which a broken subscription may miss, so it reserves (one call per partition, sent together)
- * after every wait. Its first step gives back the leases its own identity still holds from a previous
- * run. A call Redis does not answer is retried every poll interval (completions it carried are
- * kept for the next one); a call the engine refuses as invalid ends the loop.
+ * after every wait. A reserve that the queue's rate limit cut short tells when the next hand-out
+ * is due: the loop then waits until that time by the Redis clock (at most a poll interval; a stop
+ * ends the wait at once), without calling Redis meanwhile except to send completions. Its first
+ * step gives back the leases its own identity still holds from a previous run. A call Redis does
+ * not answer is retried every poll interval (completions it carried are kept for the next one); a
+ * call the engine refuses as invalid ends the loop.
  *
  * <p>It owns the back-pressure: a job takes a slot when it is reserved and gives it back when its
  * handler is done, and at most {@code concurrency} handlers run at once whatever the executor (a
@@ -104,6 +107,9 @@ public final class FetchLoop implements Runnable {
 	private long lastReserve;
 
 	private @Nullable Instant nextDue;
+
+	// when the queue's rate limit cut the last reserve short: its next hand-out time (Redis clock)
+	private @Nullable Instant rateLimitedUntil;
 
 	// the Redis clock: nextDue is a server time
 	private final ServerClock serverClock = new ServerClock();
@@ -232,6 +238,12 @@ public final class FetchLoop implements Runnable {
 		if (!this.ownLeasesTakenBack) {
 			takeBackOwnLeases();
 		}
+		if (this.rateLimitedUntil != null) {
+			awaitRateLimit(this.rateLimitedUntil);
+			this.rateLimitedUntil = null;
+			this.reserveNext = true;
+			return;
+		}
 		int free = this.slots.free();
 		if (free == 0) {
 			awaitFreeSlot();
@@ -273,6 +285,7 @@ public final class FetchLoop implements Runnable {
 			this.lastReserve = System.nanoTime();
 			this.serverClock.update(reservation.serverTime());
 			this.nextDue = reservation.nextDue();
+			this.rateLimitedUntil = reservation.rateLimitedUntil();
 			List<ReservedJob> jobs = reservation.jobs();
 			for (int i = 0; i < jobs.size(); i++) {
 				try {
@@ -284,7 +297,8 @@ public final class FetchLoop implements Runnable {
 					throw ex;
 				}
 			}
-			if (!this.active || jobs.size() == free) {
+			if (!this.active || jobs.size() == free || this.rateLimitedUntil != null) {
+				// a loop the rate limit cut short waits for its next hand-out in the next step
 				return;
 			}
 			if (!this.slots.jobs().isEmpty() && awaitOwnRelease()) {
@@ -364,6 +378,21 @@ public final class FetchLoop implements Runnable {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			this.active = false;
+		}
+	}
+
+	/**
+	 * Wait until the rate limit's next hand-out is due, by the Redis clock: completions go out on
+	 * their own meanwhile, and a stop ends the wait at once.
+	 */
+	private void awaitRateLimit(Instant until) {
+		Duration wait = this.serverClock.waitTime(this.options.pollInterval(), until);
+		this.acks.setSentWithReserve(false);
+		try {
+			pause(wait);
+		}
+		finally {
+			this.acks.setSentWithReserve(this.active);
 		}
 	}
 

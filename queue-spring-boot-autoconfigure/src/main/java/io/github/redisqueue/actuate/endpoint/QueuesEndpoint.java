@@ -3,6 +3,7 @@ package io.github.redisqueue.actuate.endpoint;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.github.redisqueue.core.BatchStatus;
@@ -10,6 +11,8 @@ import io.github.redisqueue.core.PartitionCounts;
 import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueBatchException;
+import io.github.redisqueue.core.QueueSettings;
+import io.github.redisqueue.core.RateLimit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,12 +60,29 @@ public class QueuesEndpoint {
 
 	private final QueueAdminOperations operations;
 
+	private final Function<String, @Nullable RateLimit> rateLimits;
+
 	/**
-	 * The endpoint on the given administration.
+	 * The endpoint on the given administration, showing no rate limits.
 	 * @param operations the administration of the queues
 	 */
 	public QueuesEndpoint(QueueAdminOperations operations) {
+		this(operations, (queue) -> null);
+	}
+
+	/**
+	 * The endpoint on the given administration, showing each queue's rate limit as the given
+	 * settings have it.
+	 * @param operations the administration of the queues
+	 * @param settings the engine settings of this application
+	 */
+	public QueuesEndpoint(QueueAdminOperations operations, QueueSettings settings) {
+		this(operations, settings::rateLimit);
+	}
+
+	private QueuesEndpoint(QueueAdminOperations operations, Function<String, @Nullable RateLimit> rateLimits) {
 		this.operations = operations;
+		this.rateLimits = rateLimits;
 	}
 
 	/**
@@ -72,7 +92,8 @@ public class QueuesEndpoint {
 	@ReadOperation
 	public Map<String, QueueDescriptor> queues() {
 		Map<String, QueueDescriptor> queues = new LinkedHashMap<>();
-		this.operations.overview().queues().forEach((name, counts) -> queues.put(name, QueueDescriptor.of(counts)));
+		this.operations.overview().queues().forEach((name, counts) -> queues.put(name,
+				QueueDescriptor.of(counts, this.rateLimits.apply(name))));
 		return queues;
 	}
 
@@ -96,7 +117,8 @@ public class QueuesEndpoint {
 		int batchFrom = (batchOffset != null) ? batchOffset : 0;
 		int batchCount = (batchSize != null) ? batchSize : DEFAULT_PAGE_SIZE;
 		checkPage("Batch", batchFrom, batchCount, QueueAdmin.MAX_BATCH_PAGE);
-		return checked(() -> new QueueDetailsDescriptor(name, QueueDescriptor.of(this.operations.counts(name)),
+		return checked(() -> new QueueDetailsDescriptor(name,
+				QueueDescriptor.of(this.operations.counts(name), this.rateLimits.apply(name)),
 				this.operations.deadLetters(name, from, count).stream().map(DeadJobDescriptor::of).toList(),
 				this.operations.batches(name, batchFrom, batchCount).stream().map(BatchDescriptor::of).toList(),
 				this.operations.workers().stream().filter((worker) -> worker.queues().contains(name)).toList(),

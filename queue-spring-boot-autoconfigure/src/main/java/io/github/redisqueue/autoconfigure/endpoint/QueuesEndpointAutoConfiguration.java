@@ -3,7 +3,9 @@ package io.github.redisqueue.autoconfigure.endpoint;
 import io.github.redisqueue.actuate.endpoint.QueuesEndpoint;
 import io.github.redisqueue.autoconfigure.QueueAutoConfiguration;
 import io.github.redisqueue.core.QueueAdminOperations;
+import io.github.redisqueue.core.QueueSettings;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -25,8 +27,9 @@ public final class QueuesEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnAvailableEndpoint
-	QueuesEndpoint queuesEndpoint(QueueAdminOperations queueAdmin) {
-		return new QueuesEndpoint(queueAdmin);
+	QueuesEndpoint queuesEndpoint(QueueAdminOperations queueAdmin, ObjectProvider<QueueSettings> settings) {
+		QueueSettings engine = settings.getIfUnique();
+		return (engine != null) ? new QueuesEndpoint(queueAdmin, engine) : new QueuesEndpoint(queueAdmin);
 	}
 
 }

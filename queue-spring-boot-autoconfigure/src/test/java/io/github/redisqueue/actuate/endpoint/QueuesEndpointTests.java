@@ -10,7 +10,9 @@ import io.github.redisqueue.core.Batch;
 import io.github.redisqueue.core.BatchState;
 import io.github.redisqueue.core.JobState;
 import io.github.redisqueue.core.QueueAdmin;
+import io.github.redisqueue.core.QueueSettings;
 import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.core.RateLimit;
 import io.github.redisqueue.core.ReservedJob;
 import io.github.redisqueue.test.RedisEndpoint;
 import io.github.redisqueue.test.TestRedis;
@@ -122,6 +124,19 @@ class QueuesEndpointTests {
 		assertThat(this.endpoint.act("idle", "resume", null).count()).isEqualTo(1);
 		assertThat(this.admin.counts("idle").paused()).isFalse();
 		assertThat(this.endpoint.act("idle", "resume", null).count()).isZero();
+	}
+
+	@Test
+	void queuesShowTheRateLimitOfTheSettingsAndNoneWithout() {
+		QueueSettings settings = QueueSettings.builder().rateLimit("limited", RateLimit.parse("1000/1m")).build();
+		QueuesEndpoint withSettings = new QueuesEndpoint(this.admin, settings);
+		this.queues.enqueue("limited", "x");
+		this.queues.enqueue("free", "y");
+
+		assertThat(withSettings.queues().get("limited").rateLimit()).isEqualTo("1000/1m");
+		assertThat(withSettings.queues().get("free").rateLimit()).isNull();
+		assertThat(withSettings.queue("limited", null, null, null, null).counts().rateLimit()).isEqualTo("1000/1m");
+		assertThat(this.endpoint.queues().get("limited").rateLimit()).isNull();
 	}
 
 	@Test
