@@ -20,7 +20,9 @@ import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
  * in code counts as much as an import). From the bottom up: the root package (the exception
  * root), {@code support} (serialization, observation documentation, argument resolvers),
  * {@code core} (the engine), {@code listener} (containers), {@code config} (endpoints and their
- * registry) and {@code annotation}. A package may use the ones below it, never one above.
+ * registry), {@code schedule} (recurring jobs, on the engine alone) and {@code annotation}. A
+ * package may use the ones below it, never one above; {@code listener}, {@code config} and
+ * {@code schedule} do not use each other.
  */
 class PackageDependencyTests {
 
@@ -41,7 +43,7 @@ class PackageDependencyTests {
 			.resideInAPackage(ROOT + ".support..")
 			.should()
 			.dependOnClassesThat(resideInAnyPackage(ROOT + ".core..", ROOT + ".listener..", ROOT + ".config..",
-					ROOT + ".annotation..")
+					ROOT + ".schedule..", ROOT + ".annotation..")
 				.and(not(equivalentTo(Acknowledgement.class))))
 			.because("support is the lowest layer; only argument resolvers hand out the Acknowledgement type");
 		rule.check(classes);
@@ -60,18 +62,22 @@ class PackageDependencyTests {
 			.definedBy(ROOT + ".listener..")
 			.layer("config")
 			.definedBy(ROOT + ".config..")
+			.layer("schedule")
+			.definedBy(ROOT + ".schedule..")
 			.layer("annotation")
 			.definedBy(ROOT + ".annotation..")
 			.whereLayer("annotation")
 			.mayNotBeAccessedByAnyLayer()
+			.whereLayer("schedule")
+			.mayOnlyBeAccessedByLayers("annotation")
 			.whereLayer("config")
 			.mayOnlyBeAccessedByLayers("annotation")
 			.whereLayer("listener")
 			.mayOnlyBeAccessedByLayers("config", "annotation")
 			.whereLayer("core")
-			.mayOnlyBeAccessedByLayers("listener", "config", "annotation")
+			.mayOnlyBeAccessedByLayers("listener", "config", "schedule", "annotation")
 			.whereLayer("support")
-			.mayOnlyBeAccessedByLayers("core", "listener", "config", "annotation")
+			.mayOnlyBeAccessedByLayers("core", "listener", "config", "schedule", "annotation")
 			.ignoreDependency(resideInAPackage(ROOT + ".support.resolver"), equivalentTo(Acknowledgement.class));
 		rule.check(classes);
 	}
