@@ -3,9 +3,6 @@ package io.github.redisqueue.annotation;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.redisqueue.config.MethodQueueListenerEndpoint;
 import io.github.redisqueue.config.QueueListenerConfigUtils;
@@ -21,15 +18,9 @@ import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.BeanInitializationException;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
-import org.springframework.beans.factory.config.BeanExpressionContext;
-import org.springframework.beans.factory.config.BeanExpressionResolver;
 import org.springframework.beans.factory.config.BeanPostProcessor;
-import org.springframework.beans.factory.config.ConfigurableBeanFactory;
-import org.springframework.core.MethodIntrospector;
 import org.springframework.core.Ordered;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
-import org.springframework.util.StringUtils;
 
 /**
  * Finds {@link QueueListener @QueueListener} methods on beans (on the target class behind AOP
@@ -42,13 +33,11 @@ import org.springframework.util.StringUtils;
 public class QueueListenerAnnotationBeanPostProcessor
 		implements BeanPostProcessor, Ordered, BeanFactoryAware, SmartInitializingSingleton {
 
-	private final Set<Class<?>> nonAnnotatedClasses = ConcurrentHashMap.newKeySet();
+	private final AnnotatedMethods<QueueListener> annotated = new AnnotatedMethods<>(QueueListener.class);
 
 	private final QueueListenerEndpointRegistrar registrar = new QueueListenerEndpointRegistrar();
 
 	private @Nullable BeanFactory beanFactory;
-
-	private @Nullable BeanExpressionContext expressionContext;
 
 	@Override
 	public int getOrder() {
@@ -59,25 +48,12 @@ public class QueueListenerAnnotationBeanPostProcessor
 	public void setBeanFactory(BeanFactory beanFactory) {
 		this.beanFactory = beanFactory;
 		this.registrar.setBeanFactory(beanFactory);
-		if (beanFactory instanceof ConfigurableBeanFactory configurable) {
-			this.expressionContext = new BeanExpressionContext(configurable, null);
-		}
+		this.annotated.setBeanFactory(beanFactory);
 	}
 
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
-		Class<?> targetClass = AopUtils.getTargetClass(bean);
-		if (this.nonAnnotatedClasses.contains(targetClass)) {
-			return bean;
-		}
-		Map<Method, QueueListener> methods = MethodIntrospector.selectMethods(targetClass,
-				(MethodIntrospector.MetadataLookup<QueueListener>) (method) -> AnnotatedElementUtils
-					.findMergedAnnotation(method, QueueListener.class));
-		if (methods.isEmpty()) {
-			this.nonAnnotatedClasses.add(targetClass);
-			return bean;
-		}
-		methods.forEach((method, annotation) -> processListener(annotation, method, bean, beanName));
+		this.annotated.of(bean).forEach((method, annotation) -> processListener(annotation, method, bean, beanName));
 		return bean;
 	}
 
@@ -134,19 +110,7 @@ public class QueueListenerAnnotationBeanPostProcessor
 	}
 
 	private @Nullable String resolve(String value) {
-		if (!StringUtils.hasText(value)) {
-			return null;
-		}
-		String resolved = value;
-		if (this.beanFactory instanceof ConfigurableBeanFactory configurable) {
-			resolved = configurable.resolveEmbeddedValue(value);
-			BeanExpressionResolver expressions = configurable.getBeanExpressionResolver();
-			if (resolved != null && expressions != null && this.expressionContext != null) {
-				Object evaluated = expressions.evaluate(resolved, this.expressionContext);
-				resolved = (evaluated != null) ? evaluated.toString() : null;
-			}
-		}
-		return StringUtils.hasText(resolved) ? resolved.trim() : null;
+		return this.annotated.resolve(value);
 	}
 
 	private static @Nullable Integer integer(@Nullable String value) {

@@ -15,7 +15,8 @@ import java.lang.annotation.Target;
  * <p>
  * Every instance that runs the schedule calls the method when a tick it has not seen handled
  * comes, and one call's value is enqueued: keep the method free of side effects. Attributes
- * accept {@code ${...}} placeholders. Found by {@link RecurringJobAnnotationBeanPostProcessor}.
+ * accept {@code ${...}} placeholders and {@code #{...}} expressions. Found by
+ * {@link RecurringJobAnnotationBeanPostProcessor}.
  *
  * <pre class="code">
  * &#64;RecurringJob(cron = "0 0 8 * * MON-FRI", queue = "emails", zone = "Europe/Paris")

@@ -7,9 +7,6 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.redisqueue.core.MissedTicks;
 import io.github.redisqueue.schedule.RecurringJobDefinition;
@@ -23,13 +20,9 @@ import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.BeanInitializationException;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
-import org.springframework.beans.factory.config.ConfigurableBeanFactory;
-import org.springframework.core.MethodIntrospector;
 import org.springframework.core.Ordered;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.ReflectionUtils;
-import org.springframework.util.StringUtils;
 
 /**
  * Finds {@link RecurringJob @RecurringJob} methods on beans (on the target class behind AOP
@@ -41,7 +34,7 @@ import org.springframework.util.StringUtils;
 public class RecurringJobAnnotationBeanPostProcessor
 		implements BeanPostProcessor, Ordered, BeanFactoryAware, SmartInitializingSingleton {
 
-	private final Set<Class<?>> nonAnnotatedClasses = ConcurrentHashMap.newKeySet();
+	private final AnnotatedMethods<RecurringJob> annotated = new AnnotatedMethods<>(RecurringJob.class);
 
 	private final List<Found> found = new ArrayList<>();
 
@@ -55,22 +48,12 @@ public class RecurringJobAnnotationBeanPostProcessor
 	@Override
 	public void setBeanFactory(BeanFactory beanFactory) {
 		this.beanFactory = beanFactory;
+		this.annotated.setBeanFactory(beanFactory);
 	}
 
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
-		Class<?> targetClass = AopUtils.getTargetClass(bean);
-		if (this.nonAnnotatedClasses.contains(targetClass)) {
-			return bean;
-		}
-		Map<Method, RecurringJob> methods = MethodIntrospector.selectMethods(targetClass,
-				(MethodIntrospector.MetadataLookup<RecurringJob>) (method) -> AnnotatedElementUtils
-					.findMergedAnnotation(method, RecurringJob.class));
-		if (methods.isEmpty()) {
-			this.nonAnnotatedClasses.add(targetClass);
-			return bean;
-		}
-		methods.forEach((method, annotation) -> process(annotation, method, bean, beanName));
+		this.annotated.of(bean).forEach((method, annotation) -> process(annotation, method, bean, beanName));
 		return bean;
 	}
 
@@ -130,14 +113,7 @@ public class RecurringJobAnnotationBeanPostProcessor
 	}
 
 	private @Nullable String resolve(String value) {
-		if (!StringUtils.hasText(value)) {
-			return null;
-		}
-		String resolved = value;
-		if (this.beanFactory instanceof ConfigurableBeanFactory configurable) {
-			resolved = configurable.resolveEmbeddedValue(value);
-		}
-		return StringUtils.hasText(resolved) ? resolved.trim() : null;
+		return this.annotated.resolve(value);
 	}
 
 	private record Found(String name, String queue, org.springframework.scheduling.support.CronExpression cron,
