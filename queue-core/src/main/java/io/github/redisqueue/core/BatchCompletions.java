@@ -24,7 +24,7 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 import static io.github.redisqueue.core.ScriptReplies.asLong;
 import static io.github.redisqueue.core.ScriptReplies.bytes;
-import static io.github.redisqueue.core.ScriptReplies.encodeNumber;
+import static io.github.redisqueue.core.ScriptArgs.encodeNumber;
 import static io.github.redisqueue.core.ScriptReplies.text;
 
 /**

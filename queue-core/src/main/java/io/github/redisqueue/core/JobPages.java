@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
-import static io.github.redisqueue.core.ScriptReplies.encodeAscii;
-import static io.github.redisqueue.core.ScriptReplies.encodeNumber;
+import static io.github.redisqueue.core.ScriptArgs.encodeAscii;
+import static io.github.redisqueue.core.ScriptArgs.encodeNumber;
 import static io.github.redisqueue.core.ScriptReplies.text;
 
 /**

@@ -4,7 +4,7 @@ import java.util.Optional;
 
 import io.github.redisqueue.QueueException;
 
-import static io.github.redisqueue.core.ScriptReplies.encodeUtf8;
+import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
 
 /**
  * Handler results of a template: one string per job under {@code <queue tag>:result:<id>},

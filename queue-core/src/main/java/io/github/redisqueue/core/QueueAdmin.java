@@ -22,9 +22,9 @@ import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.core.RedisCallback;
 
 import static io.github.redisqueue.core.ScriptReplies.EMPTY;
-import static io.github.redisqueue.core.ScriptReplies.encodeAscii;
-import static io.github.redisqueue.core.ScriptReplies.encodeNumber;
-import static io.github.redisqueue.core.ScriptReplies.encodeUtf8;
+import static io.github.redisqueue.core.ScriptArgs.encodeAscii;
+import static io.github.redisqueue.core.ScriptArgs.encodeNumber;
+import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
 import static io.github.redisqueue.core.ScriptReplies.text;
 
 /**

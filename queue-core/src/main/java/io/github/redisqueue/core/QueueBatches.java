@@ -10,9 +10,9 @@ import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 
-import static io.github.redisqueue.core.ScriptReplies.encodeAscii;
-import static io.github.redisqueue.core.ScriptReplies.encodeNumber;
-import static io.github.redisqueue.core.ScriptReplies.encodeUtf8;
+import static io.github.redisqueue.core.ScriptArgs.encodeAscii;
+import static io.github.redisqueue.core.ScriptArgs.encodeNumber;
+import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
 
 /**
  * The batches of a template: every call of {@code batch.lua} (open, feed, seal, cancel, read), and

@@ -6,8 +6,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.redisqueue.QueueException;
 
-import static io.github.redisqueue.core.ScriptReplies.encodeAscii;
-import static io.github.redisqueue.core.ScriptReplies.encodeUtf8;
+import static io.github.redisqueue.core.ScriptArgs.encodeAscii;
+import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
 
 /**
  * The registry of queue names under a key prefix, and the check of the layout version the data

@@ -9,9 +9,9 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 import static io.github.redisqueue.core.ScriptReplies.asLong;
-import static io.github.redisqueue.core.ScriptReplies.encodeAscii;
-import static io.github.redisqueue.core.ScriptReplies.encodeNumber;
-import static io.github.redisqueue.core.ScriptReplies.encodeUtf8;
+import static io.github.redisqueue.core.ScriptArgs.encodeAscii;
+import static io.github.redisqueue.core.ScriptArgs.encodeNumber;
+import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
 import static io.github.redisqueue.core.ScriptReplies.text;
 
 /**

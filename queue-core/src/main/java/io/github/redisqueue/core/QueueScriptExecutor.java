@@ -30,7 +30,7 @@ import org.springframework.data.redis.core.RedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.data.redis.serializer.RedisSerializer;
 
-import static io.github.redisqueue.core.ScriptReplies.encodeUtf8;
+import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
 
 /**
  * Runs the engine's scripts: by SHA, and as a plain EVAL when Redis lost the script

@@ -29,9 +29,9 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
-import static io.github.redisqueue.core.ScriptReplies.encodeAscii;
-import static io.github.redisqueue.core.ScriptReplies.encodeNumber;
-import static io.github.redisqueue.core.ScriptReplies.encodeUtf8;
+import static io.github.redisqueue.core.ScriptArgs.encodeAscii;
+import static io.github.redisqueue.core.ScriptArgs.encodeNumber;
+import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
 
 /**
  * The Redis implementation of {@link QueueOperations}: producing jobs and consuming them by
@@ -329,7 +329,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	private List<EnqueueResult> enqueueOn(String queue, QueueKeys k, List<byte[]> serialized, JobOptions options,
 			Map<String, String> headerValues) {
 		register(k);
-		byte[][] shared = ScriptReplies.jobOptionArgs(options, this.settings.defaultMaxAttempts(),
+		byte[][] shared = ScriptArgs.jobOptionArgs(options, this.settings.defaultMaxAttempts(),
 				this.settings.groupConcurrency(queue));
 		byte[] headers = this.serializer.serializeHeaders(headerValues);
 		List<byte[]> extraKeys = (options.getIdempotencyKey() != null)
@@ -470,13 +470,13 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 				encodeNumber(this.settings.completedRetention().toMillis()), encodeNumber(maxAttempts),
 				encodeNumber(Math.max(0, startNow)),
 				(rateLimit != null) ? encodeUtf8(rateLimit.scriptArgument()) : ScriptReplies.EMPTY);
-		ScriptReplies.addRefs(args, completions);
+		ScriptArgs.addRefs(args, completions);
 		return args;
 	}
 
 	/** The arguments of one call of the complete script. */
 	List<byte[]> completeArgs(Collection<JobRef> jobs) {
-		return ScriptReplies.refArgs(encodeNumber(this.settings.completedRetention().toMillis()), jobs);
+		return ScriptArgs.refArgs(encodeNumber(this.settings.completedRetention().toMillis()), jobs);
 	}
 
 	/**
@@ -562,7 +562,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	public List<ExtendResult> extendAll(String queue, Collection<JobRef> jobs, Duration lease) {
 		checkLease(lease);
 		return this.partitioning.byPartition(queue, jobs, (k, refs) -> ScriptReplies.extendResults(this.executor
-			.run(this.executor.scripts().extend(), k, ScriptReplies.refArgs(encodeNumber(lease.toMillis()), refs))));
+			.run(this.executor.scripts().extend(), k, ScriptArgs.refArgs(encodeNumber(lease.toMillis()), refs))));
 	}
 
 	@Override
@@ -589,7 +589,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	@Override
 	public List<AckResult> releaseAll(String queue, Collection<JobRef> jobs, boolean started) {
 		return this.partitioning.byPartition(queue, jobs, (k, refs) -> ScriptReplies.ackResults(this.executor
-			.run(this.executor.scripts().release(), k, ScriptReplies.refArgs(started ? STARTED : UNSTARTED, refs))));
+			.run(this.executor.scripts().release(), k, ScriptArgs.refArgs(started ? STARTED : UNSTARTED, refs))));
 	}
 
 	@Override

@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -268,57 +267,6 @@ final class ScriptReplies {
 	static final long FAIL_DEAD_LETTERED_BATCHES_DONE = 3;
 
 	private ScriptReplies() {
-	}
-
-	/** A number as the decimal ASCII text a script reads with {@code tonumber}. */
-	static byte[] encodeNumber(long value) {
-		return encodeAscii(Long.toString(value));
-	}
-
-	static byte[] encodeAscii(String value) {
-		return value.getBytes(StandardCharsets.US_ASCII);
-	}
-
-	static byte[] encodeUtf8(String value) {
-		return value.getBytes(StandardCharsets.UTF_8);
-	}
-
-	/**
-	 * The eleven values {@code enqueue.lua} takes for all the jobs of a call after their headers: "priority,
-	 * delay ms, run-at ms (0 = none), uniqueness key ('' = none), uniqueness window ms after
-	 * completion, expire-after ms (0 = none), max attempts, idempotency key ('' = none),
-	 * idempotency window ms, group key ('' = none), group concurrency".
-	 */
-	static byte[][] jobOptionArgs(JobOptions options, int defaultMaxAttempts, int groupConcurrency) {
-		int maxAttempts = (options.getMaxAttempts() != null) ? options.getMaxAttempts() : defaultMaxAttempts;
-		return new byte[][] { encodeNumber(options.getPriority()), encodeNumber(millis(options.getDelay())),
-				encodeNumber((options.getRunAt() != null) ? options.getRunAt().toEpochMilli() : 0),
-				(options.getUniqueKey() != null) ? encodeUtf8(options.getUniqueKey()) : EMPTY,
-				encodeNumber(options.getUniqueFor().toMillis()), encodeNumber(millis(options.getExpireAfter())),
-				encodeNumber(maxAttempts),
-				// the idempotency key itself is the first key after the queue's own
-				(options.getIdempotencyKey() != null) ? encodeNumber(QueueKeys.SCRIPT_KEYS + 1) : EMPTY,
-				encodeNumber(options.getIdempotencyWindow().toMillis()),
-				(options.getGroup() != null) ? encodeUtf8(options.getGroup()) : EMPTY, encodeNumber(groupConcurrency) };
-	}
-
-	/** One leading argument, then "pairs of id and token" ({@code complete}, {@code extend}, {@code release}). */
-	static List<byte[]> refArgs(byte[] first, Collection<JobRef> jobs) {
-		List<byte[]> args = new ArrayList<>(1 + jobs.size() * 2);
-		args.add(first);
-		addRefs(args, jobs);
-		return args;
-	}
-
-	static void addRefs(List<byte[]> args, Collection<JobRef> jobs) {
-		for (JobRef job : jobs) {
-			args.add(encodeUtf8(job.id()));
-			args.add(encodeNumber(job.token()));
-		}
-	}
-
-	private static long millis(@Nullable Duration duration) {
-		return (duration != null) ? duration.toMillis() : 0;
 	}
 
 	static List<EnqueueResult> enqueueResults(List<?> reply) {

@@ -4,9 +4,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
 
-import static io.github.redisqueue.core.ScriptReplies.encodeAscii;
-import static io.github.redisqueue.core.ScriptReplies.encodeNumber;
-import static io.github.redisqueue.core.ScriptReplies.encodeUtf8;
+import static io.github.redisqueue.core.ScriptArgs.encodeAscii;
+import static io.github.redisqueue.core.ScriptArgs.encodeNumber;
+import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
 
 /**
  * The registry of workers: their heartbeats, clean leaves and the lists of live and silent

@@ -301,13 +301,13 @@ class ScriptRepliesTests {
 			.build();
 
 		// the idempotency key goes as a key of the call, after the queue's 22: its position is passed
-		assertThat(texts(ScriptReplies.jobOptionArgs(options, 3, 1))).containsExactly("-2", "3000", "0", "ü", "60000",
+		assertThat(texts(ScriptArgs.jobOptionArgs(options, 3, 1))).containsExactly("-2", "3000", "0", "ü", "60000",
 				"3600000", "3", "23", "86400000", "", "1");
-		assertThat(texts(ScriptReplies.jobOptionArgs(JobOptions.builder()
+		assertThat(texts(ScriptArgs.jobOptionArgs(JobOptions.builder()
 			.runAt(Instant.ofEpochMilli(5_000))
 			.maxAttempts(8)
 			.build(), 3, 1))).containsExactly("0", "0", "5000", "", "0", "0", "8", "", "86400000", "", "1");
-		assertThat(texts(ScriptReplies.jobOptionArgs(JobOptions.builder().group("customer-9").build(), 3, 4)))
+		assertThat(texts(ScriptArgs.jobOptionArgs(JobOptions.builder().group("customer-9").build(), 3, 4)))
 			.containsExactly("0", "0", "0", "", "0", "0", "3", "", "86400000", "customer-9", "4");
 	}
 
@@ -338,7 +338,7 @@ class ScriptRepliesTests {
 
 	@Test
 	void jobReferencesFollowTheLeadingArgument() {
-		List<byte[]> args = ScriptReplies.refArgs(ScriptReplies.encodeNumber(100),
+		List<byte[]> args = ScriptArgs.refArgs(ScriptArgs.encodeNumber(100),
 				List.of(new JobRef("1", 4), new JobRef("2", 5)));
 
 		assertThat(texts(args.toArray(byte[][]::new))).containsExactly("100", "1", "4", "2", "5");
