@@ -46,7 +46,10 @@ public @interface QueueListener {
 	/** How many jobs run at once, for example {@code "8"}. */
 	String concurrency() default "";
 
-	/** Jobs reserved beyond {@code concurrency} to keep the threads busy; defaults to {@code concurrency}. */
+	/**
+	 * Jobs reserved beyond {@code concurrency} to keep the threads busy; when unset it adapts to
+	 * the handlers' speed, from {@code concurrency} up to 16 per thread (at most 256).
+	 */
 	String prefetch() default "";
 
 	/** Lease of each job, a duration such as {@code "30s"} or {@code "PT30S"}. */

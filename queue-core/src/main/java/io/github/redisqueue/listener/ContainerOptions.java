@@ -250,19 +250,31 @@ public final class ContainerOptions {
 
 	/**
 	 * Jobs reserved beyond {@code concurrency}, waiting for a free thread (their leases are
-	 * extended too), so each reserve call carries more jobs.
-	 * @return the prefetch, or {@code null} for as many as {@code concurrency}
+	 * extended too), so each reserve call carries more jobs. Unset, it adapts: from
+	 * {@code concurrency}, it grows to as many jobs as the handlers finish in about two reserve
+	 * round trips, up to {@link #maxPrefetch()}, and shrinks back as handlers slow down.
+	 * @return the prefetch, or {@code null} to adapt
 	 */
 	public @Nullable Integer prefetch() {
 		return this.prefetch;
 	}
 
 	/**
-	 * Jobs reserved beyond {@code concurrency}.
-	 * @return the prefetch, or {@code concurrency} when unset
+	 * The most jobs reserved beyond {@code concurrency}.
+	 * @return the prefetch, or when unset the most it adapts to: 16 per thread, at most 256, and
+	 * at least {@code concurrency}
 	 */
-	public int effectivePrefetch() {
-		return (this.prefetch != null) ? this.prefetch : this.concurrency;
+	public int maxPrefetch() {
+		return (this.prefetch != null) ? this.prefetch : adaptivePrefetchCeiling(this.concurrency);
+	}
+
+	/**
+	 * The most an unset prefetch adapts to.
+	 * @param concurrency the handler threads
+	 * @return 16 per thread, at most 256, and at least {@code concurrency}
+	 */
+	public static int adaptivePrefetchCeiling(int concurrency) {
+		return Math.max(concurrency, Math.min(256, 16 * concurrency));
 	}
 
 	/**
@@ -469,7 +481,7 @@ public final class ContainerOptions {
 
 		/**
 		 * Jobs reserved beyond {@code concurrency}, from 0 to 10,000.
-		 * @param prefetch the prefetch, or {@code null} for as many as {@code concurrency}
+		 * @param prefetch the prefetch, or {@code null} to adapt to the handlers' speed
 		 * @return this builder
 		 */
 		public Builder prefetch(@Nullable Integer prefetch) {
@@ -507,7 +519,8 @@ public final class ContainerOptions {
 						"Prefetch " + this.prefetch + " is out of range: it must be from 0 to " + QueueTemplate.MAX_RESERVE);
 			}
 			// one reserve call takes up to concurrency + prefetch jobs
-			int reserved = this.concurrency + ((this.prefetch != null) ? this.prefetch : this.concurrency);
+			int reserved = this.concurrency
+					+ ((this.prefetch != null) ? this.prefetch : adaptivePrefetchCeiling(this.concurrency));
 			if (reserved > QueueTemplate.MAX_RESERVE) {
 				throw new IllegalArgumentException("Concurrency " + this.concurrency + " + prefetch " + this.prefetch
 						+ " = " + reserved + " jobs reserved at once is out of range: together they must be at most "

@@ -30,7 +30,7 @@ class ContainerOptionsTests {
 	@Test
 	void defaultPrefetchCountsAgainstTheReserveLimit() {
 		// concurrency 1000 with the default prefetch (as many as the concurrency) is 2000: fine
-		assertThat(ContainerOptions.builder().concurrency(1000).build().effectivePrefetch()).isEqualTo(1000);
+		assertThat(ContainerOptions.builder().concurrency(1000).build().maxPrefetch()).isEqualTo(1000);
 		assertThatNoException().isThrownBy(() -> ContainerOptions.builder().concurrency(1000).prefetch(9000).build());
 	}
 

@@ -193,16 +193,16 @@ final class QueuePropertiesValidator {
 		return (value != null) ? value : fallback;
 	}
 
-	/** One listener reserves concurrency + prefetch (prefetch defaults to the concurrency) per call. */
+	/** One listener reserves up to concurrency + prefetch per call (an unset prefetch adapts up to its ceiling). */
 	private void reserveTotal(String path, int concurrency, @Nullable Integer prefetch, String field) {
 		if (concurrency < 1 || concurrency > MAX_CONCURRENCY || (prefetch != null && (prefetch < 0 || prefetch > MAX_RESERVE))) {
 			return;
 		}
-		int effectivePrefetch = (prefetch != null) ? prefetch : concurrency;
+		int effectivePrefetch = (prefetch != null) ? prefetch : ContainerOptions.adaptivePrefetchCeiling(concurrency);
 		long total = (long) concurrency + effectivePrefetch;
 		if (total > MAX_RESERVE) {
 			reject(field, field.endsWith(".prefetch") ? effectivePrefetch : concurrency,
-					"a listener's concurrency + prefetch (the prefetch defaults to the concurrency) must be at most "
+					"a listener's concurrency + prefetch (an unset prefetch adapts up to 16 per thread, at most 256) must be at most "
 							+ MAX_RESERVE + ", here " + concurrency + " + " + effectivePrefetch + " = " + total);
 		}
 	}

@@ -143,8 +143,10 @@ class QueueAutoConfigurationTests {
 						DefaultQueueListenerContainerFactory.class);
 				assertThat(factory.optionsFor("other").concurrency()).isEqualTo(4);
 				assertThat(factory.optionsFor("emails").concurrency()).isEqualTo(9);
-				assertThat(factory.optionsFor("emails").effectivePrefetch()).isZero();
-				assertThat(factory.optionsFor("other").effectivePrefetch()).isEqualTo(4);
+				assertThat(factory.optionsFor("emails").prefetch()).isZero();
+				// unset: adapts, up to 16 per thread
+				assertThat(factory.optionsFor("other").prefetch()).isNull();
+				assertThat(factory.optionsFor("other").maxPrefetch()).isEqualTo(64);
 				assertThat(factory.optionsFor("emails").lease()).isEqualTo(Duration.ofSeconds(45));
 				assertThat(factory.optionsFor("emails").acknowledgementMode()).isEqualTo(AcknowledgementMode.MANUAL);
 				assertThat(factory.optionsFor("emails").backOff().start().nextBackOff()).isEqualTo(250);

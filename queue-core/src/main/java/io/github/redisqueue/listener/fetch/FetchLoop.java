@@ -133,7 +133,7 @@ public final class FetchLoop implements Runnable {
 		this.executor = executor;
 		this.handler = handler;
 		this.acks = acks;
-		this.slots = new JobSlots(options.concurrency(), options.effectivePrefetch());
+		this.slots = new JobSlots(options.concurrency(), options.prefetch());
 		this.maxAttempts = (options.maxAttempts() != null) ? options.maxAttempts() : 0;
 		this.outageLog = new FetchFailureLog(queue, options.pollInterval());
 		Duration halfLease = options.lease().dividedBy(2);
@@ -254,6 +254,7 @@ public final class FetchLoop implements Runnable {
 			this.slots.resetReleases();
 			List<JobRef> completions = this.acks.drain();
 			Reservation reservation;
+			long sent = System.nanoTime();
 			try {
 				// jobs beyond the idle threads wait in the executor: reserved ahead
 				reservation = this.template.reserveInTurn(this.queue, free, this.options.lease(), this.workerId,
@@ -283,6 +284,7 @@ public final class FetchLoop implements Runnable {
 						reservation.missingCompletions(), this.queue);
 			}
 			this.lastReserve = System.nanoTime();
+			this.slots.reserved(this.lastReserve - sent);
 			this.serverClock.update(reservation.serverTime());
 			this.nextDue = reservation.nextDue();
 			this.rateLimitedUntil = reservation.rateLimitedUntil();

@@ -12,20 +12,26 @@ import java.util.function.Consumer;
 
 import io.github.redisqueue.core.JobRef;
 import io.github.redisqueue.core.ReservedJob;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The back-pressure of a fetch loop: the jobs it holds, one slot each from reserve until its
  * handler is done (concurrency plus prefetch in all), and the handler slots (concurrency), so
  * that no executor, however many threads it has, runs more jobs at once. A job reserved ahead
- * waits for a handler slot without having started, and can still be given back unstarted.
+ * waits for a handler slot without having started, and can still be given back unstarted. An
+ * unset prefetch adapts to the handlers' speed (see {@link AdaptivePrefetch}).
  */
 final class JobSlots {
 
 	private final int concurrency;
 
-	private final int held;
+	// concurrency plus the prefetch now; changed by the fetch loop only
+	private volatile int held;
 
-	private final Semaphore slots;
+	private final AdjustableSemaphore slots;
+
+	// null for a fixed prefetch
+	private final @Nullable AdaptivePrefetch adaptive;
 
 	private final Semaphore handlerSlots;
 
@@ -36,16 +42,46 @@ final class JobSlots {
 	// its own to finish
 	private final Semaphore releases = new Semaphore(0);
 
-	JobSlots(int concurrency, int prefetch) {
+	/**
+	 * @param concurrency the handler slots
+	 * @param prefetch the jobs held beyond them, or {@code null} to adapt
+	 */
+	JobSlots(int concurrency, @Nullable Integer prefetch) {
 		this.concurrency = concurrency;
-		this.held = concurrency + prefetch;
-		this.slots = new Semaphore(this.held);
+		this.adaptive = (prefetch != null) ? null : new AdaptivePrefetch(concurrency);
+		this.held = concurrency + ((this.adaptive != null) ? this.adaptive.current() : prefetch);
+		this.slots = new AdjustableSemaphore(this.held);
 		this.handlerSlots = new Semaphore(concurrency);
+	}
+
+	/** How many jobs may be reserved beyond the handler slots now. */
+	int prefetch() {
+		return this.held - this.concurrency;
+	}
+
+	/**
+	 * A reserve call came back (fetch loop only): an adaptive prefetch follows the handlers' speed.
+	 * @param roundTripNanos how long the call took
+	 */
+	void reserved(long roundTripNanos) {
+		if (this.adaptive == null) {
+			return;
+		}
+		int next = this.concurrency + this.adaptive.reserved(roundTripNanos);
+		int change = next - this.held;
+		if (change > 0) {
+			this.slots.release(change);
+		}
+		else if (change < 0) {
+			// may go below zero while more are held than the new limit: none is taken until enough end
+			this.slots.reduce(-change);
+		}
+		this.held = next;
 	}
 
 	/** How many more jobs may be reserved now. */
 	int free() {
-		return this.slots.availablePermits();
+		return Math.max(0, this.slots.availablePermits());
 	}
 
 	/** How many of the jobs to reserve now would find a handler slot at once. */
@@ -102,7 +138,14 @@ final class JobSlots {
 		}
 		try {
 			if (job.started(Thread.currentThread())) {
-				handler.accept(job);
+				if (this.adaptive != null) {
+					long start = System.nanoTime();
+					handler.accept(job);
+					this.adaptive.handled(System.nanoTime() - start);
+				}
+				else {
+					handler.accept(job);
+				}
 			}
 		}
 		finally {
@@ -135,9 +178,10 @@ final class JobSlots {
 	 * @return whether none is held
 	 */
 	boolean awaitIdle(Duration timeout) {
+		int all = this.held;
 		try {
-			if (this.slots.tryAcquire(this.held, timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-				this.slots.release(this.held);
+			if (this.slots.tryAcquire(all, timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+				this.slots.release(all);
 				return true;
 			}
 		}
@@ -174,6 +218,20 @@ final class JobSlots {
 			}
 		}
 		return unfinished;
+	}
+
+	/** A semaphore whose permits can be taken away while they are held. */
+	@SuppressWarnings("serial")
+	private static final class AdjustableSemaphore extends Semaphore {
+
+		AdjustableSemaphore(int permits) {
+			super(permits);
+		}
+
+		void reduce(int permits) {
+			reducePermits(permits);
+		}
+
 	}
 
 }

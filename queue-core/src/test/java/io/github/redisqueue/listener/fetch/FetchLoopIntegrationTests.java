@@ -21,6 +21,7 @@ import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.listener.ContainerOptions;
 import io.github.redisqueue.listener.ack.AckBatcher;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -116,7 +117,47 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 		await().atMost(Duration.ofSeconds(5)).until(() -> loop.runningJobs().isEmpty());
 	}
 
-	private FetchLoop start(int concurrency, int prefetch, Consumer<RunningJob> handler) {
+	@Test
+	void anUnsetPrefetchGrowsForFastHandlers() {
+		AtomicInteger heldPeak = new AtomicInteger();
+		FetchLoop loop = start(2, null, (job) -> {
+			heldPeak.accumulateAndGet(this.loop.runningJobs().size(), Math::max);
+			this.acks.complete(job.job().ref());
+		});
+		this.queues.enqueueAll(QUEUE, IntStream.range(0, 3000).boxed().toList(), JobOptions.defaults());
+		try {
+			await().atMost(Duration.ofSeconds(30)).until(() -> this.admin.counts(QUEUE).total("completed") == 3000);
+		}
+		finally {
+			loop.drain(Duration.ofSeconds(5));
+		}
+
+		// a fixed prefetch of the concurrency would hold 4 at most; the ceiling is 16 per thread
+		assertThat(heldPeak.get()).as("jobs held at once").isGreaterThan(4).isLessThanOrEqualTo(2 + 32);
+	}
+
+	@Test
+	void anUnsetPrefetchStaysAtTheConcurrencyForSlowHandlers() {
+		AtomicInteger heldPeak = new AtomicInteger();
+		FetchLoop loop = start(2, null, (job) -> {
+			heldPeak.accumulateAndGet(this.loop.runningJobs().size(), Math::max);
+			// far longer than a reserve round trip: reserving more ahead would only make jobs wait here
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+			this.acks.complete(job.job().ref());
+		});
+		this.queues.enqueueAll(QUEUE, IntStream.range(0, 16).boxed().toList(), JobOptions.defaults());
+		try {
+			await().atMost(Duration.ofSeconds(20)).until(() -> this.admin.counts(QUEUE).total("completed") == 16);
+		}
+		finally {
+			loop.drain(Duration.ofSeconds(5));
+		}
+
+		assertThat(heldPeak.get()).as("jobs held at once: at most concurrency + prefetch of the concurrency")
+			.isLessThanOrEqualTo(4);
+	}
+
+	private FetchLoop start(int concurrency, @Nullable Integer prefetch, Consumer<RunningJob> handler) {
 		ContainerOptions options = ContainerOptions.builder()
 			.concurrency(concurrency)
 			.prefetch(prefetch)

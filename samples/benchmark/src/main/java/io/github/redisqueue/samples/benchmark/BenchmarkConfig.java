@@ -13,8 +13,8 @@ import io.github.redisqueue.core.QueueSettings;
  * @param jobs jobs per phase and run
  * @param concurrency listener concurrency of the drain, batch and latency phases
  * @param batchCap the batch phase's cap: at most this many of its sub-jobs admitted at once
- * @param prefetch the listener containers' prefetch, or -1 for the library's default (as many as the
- * concurrency)
+ * @param prefetch the listener containers' prefetch, or -1 for the library's default (unset: it
+ * adapts to the handlers' speed)
  * @param rate jobs per second of the latency phase
  * @param latencyDuration how long the latency phase enqueues
  * @param runs runs per phase; figures are the median with min and max
