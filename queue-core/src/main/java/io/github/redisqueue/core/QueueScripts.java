@@ -13,8 +13,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  * The Lua scripts of the engine, read once from {@code io/github/redisqueue/scripts/}. The
  * template runs them by SHA, and as a plain EVAL after {@code NOSCRIPT}, which reloads a script
  * after a restart, a failover or {@code SCRIPT FLUSH}. Each script is the shared prelude
- * {@code clock.lua}, {@code common.lua} (or {@code registry.lua} for the worker registry) and its own
- * file. Every script touches only the keys it is given in {@code KEYS} (see
+ * {@code clock.lua}, the part of {@code common.lua} it uses (see {@link ScriptPrelude}; or
+ * {@code registry.lua} for the worker registry) and its own file. Every script touches only the keys it is given in {@code KEYS} (see
  * {@link #CHECK_KEYS_PROPERTY}).
  *
  * @since 0.1.0
@@ -143,11 +143,11 @@ public final class QueueScripts {
 
 	/** The prelude of a queue's scripts followed by {@code body}: a script of one queue's keys. */
 	static String withPrelude(String body) {
-		return prelude("common") + body;
+		return check() + read("clock") + "\n" + ScriptPrelude.neededBy(read("common"), body) + "\n" + body;
 	}
 
 	private static RedisScript<List> load(String name) {
-		return new DefaultRedisScript<>(prelude("common") + read(name), List.class);
+		return new DefaultRedisScript<>(withPrelude(read(name)), List.class);
 	}
 
 	/**
@@ -155,8 +155,11 @@ public final class QueueScripts {
 	 * on, {@code keycheck.lua} before them.
 	 */
 	private static String prelude(String name) {
-		String check = Boolean.getBoolean(CHECK_KEYS_PROPERTY) ? read("keycheck") + "\n" : "";
-		return check + read("clock") + "\n" + read(name) + "\n";
+		return check() + read("clock") + "\n" + read(name) + "\n";
+	}
+
+	private static String check() {
+		return Boolean.getBoolean(CHECK_KEYS_PROPERTY) ? read("keycheck") + "\n" : "";
 	}
 
 	private static String read(String name) {

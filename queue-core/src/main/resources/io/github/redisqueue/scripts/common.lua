@@ -292,6 +292,19 @@ local function plain_id(element)
   return tonumber(string.match(element, '^(%d+):'))
 end
 
+-- the id of a plain element as the text of a job id (false when the element is damaged): its
+-- digits as written, unless they carry leading zeros
+local function plain_id_text(element)
+  local digits = string.match(element, '^(%d+):')
+  if not digits then
+    return false
+  end
+  if string.byte(digits, 1) == 48 and #digits > 1 then
+    return int(tonumber(digits))
+  end
+  return digits
+end
+
 -- the fields of a plain element: headers, max attempts, enqueue time, payload; when it cannot be
 -- used: nil, the reason and its payload (the whole element when even that cannot be read)
 local function plain_fields(element)
@@ -303,11 +316,13 @@ local function plain_fields(element)
   if type(t[4]) ~= 'string' then
     return nil, 'corrupt job: field payload is missing', element
   end
-  for i, name in pairs({[2] = 'maxAttempts', [3] = 'enqueuedAt'}) do
-    if not tonumber(t[i]) then
-      local found = (type(t[i]) == 'string') and ("'" .. string.sub(t[i], 1, 40) .. "'") or 'missing'
-      return nil, 'corrupt job: field ' .. name .. ' is ' .. found, t[4]
+  if not tonumber(t[2]) or not tonumber(t[3]) then
+    local i, name = 2, 'maxAttempts'
+    if tonumber(t[2]) then
+      i, name = 3, 'enqueuedAt'
     end
+    local found = (type(t[i]) == 'string') and ("'" .. string.sub(t[i], 1, 40) .. "'") or 'missing'
+    return nil, 'corrupt job: field ' .. name .. ' is ' .. found, t[4]
   end
   return t
 end
@@ -334,7 +349,7 @@ local function pop_ready(n)
     local l = redis.call('LPOP', K_PLAIN, n)
     if l then
       for i, e in ipairs(l) do
-        out[i] = {plain_id(e) and int(plain_id(e)) or false, e}
+        out[i] = {plain_id_text(e), e}
       end
     end
     return out
@@ -349,8 +364,7 @@ local function pop_ready(n)
       take_plain = not id or PLAIN_BASE + id < tonumber(z[zi + 1])
     end
     if take_plain then
-      local id = plain_id(l[li])
-      out[#out + 1] = {id and int(id) or false, l[li]}
+      out[#out + 1] = {plain_id_text(l[li]), l[li]}
       li = li + 1
     else
       out[#out + 1] = {z[zi], false}

@@ -100,6 +100,7 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
     n = allowed
   end
   local deadline = now + lease
+  local deadline_text = num(deadline)
   local batch_states = {}
   local names = {'state', 'payload', 'headers', 'attempts', 'maxAttempts', 'token', 'enqueuedAt', 'priority',
     'score', 'expireAt', 'dueAt', 'readyAt', 'lost', 'batch'}
@@ -159,12 +160,10 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
           if override > 0 and override ~= max_attempts then
             max_attempts = override
           end
-          local ahead = 0
-          if got >= start_now then
-            ahead = 1
-          end
-          r[J.token], r[J.worker], r[J.leaseUntil], r[J.state] = num(token), worker, num(deadline), 'active'
-          r[J.ahead], r[J.maxAttempts] = num(ahead), num(max_attempts)
+          r[J.maxAttempts] = num(max_attempts)
+          -- reserved ahead: to wait for a free thread
+          r[J.ahead] = (got >= start_now) and '1' or '0'
+          r[J.token], r[J.worker], r[J.leaseUntil], r[J.state] = num(token), worker, deadline_text, 'active'
           jsave(id, r)
           redis.call('ZADD', K_INFLIGHT, deadline, id)
           if tonumber(f[10]) and tonumber(f[10]) > 0 then

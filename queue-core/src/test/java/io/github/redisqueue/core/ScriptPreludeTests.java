@@ -1,0 +1,61 @@
+package io.github.redisqueue.core;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What a script keeps of the shared prelude: the definitions its body reaches, directly or
+ * through other kept definitions, in their order, and every statement that defines nothing.
+ */
+class ScriptPreludeTests {
+
+	private static final String PRELUDE = """
+			-- header
+			local A, B = KEYS[1], KEYS[2]
+			local STEP = 1
+			do
+			  STEP = tonumber(ARGV[2]) or STEP
+			end
+			-- helper of used
+			local function helper(x)
+			  return x + STEP
+			end
+			-- mentions unused_fn in a comment only
+			local function used(x)
+			  -- unused_fn
+			  return helper(x) .. A
+			end
+			local function unused_fn()
+			  return B
+			end
+			local TABLE = {
+			  used = 1
+			}
+			""";
+
+	@Test
+	void keepsWhatTheBodyReachesInOrder() {
+		String kept = ScriptPrelude.neededBy(PRELUDE, "return used(1)");
+
+		assertThat(kept).contains("local function used(x)", "local function helper(x)", "local A, B = KEYS[1], KEYS[2]",
+				"local STEP = 1", "do\n  STEP = tonumber(ARGV[2]) or STEP\nend");
+		assertThat(kept.indexOf("local function helper")).isLessThan(kept.indexOf("local function used"));
+		// named in a whole-line comment only, and a table with a key of the same name as a function
+		assertThat(kept).doesNotContain("local function unused_fn", "local TABLE");
+	}
+
+	@Test
+	void keepsOnlyStatementsThatDefineNothingForABodyThatUsesNothing() {
+		String kept = ScriptPrelude.neededBy(PRELUDE, "return 1");
+
+		// the do block needs STEP
+		assertThat(kept).contains("do\n", "local STEP = 1").doesNotContain("local A, B", "local function");
+	}
+
+	@Test
+	void aNameInTheBodysCodeKeepsItsDefinitionEvenInsideAString() {
+		assertThat(ScriptPrelude.neededBy(PRELUDE, "return 'unused_fn'")).contains("local function unused_fn");
+	}
+
+}
