@@ -69,7 +69,9 @@ class QueuePropertiesValidationTests {
 	@Test
 	void concurrencyPlusPrefetchAtMost10000PerListenerAndPerQueue() {
 		refused(new String[] { "queue.listener.concurrency=1000", "queue.listener.prefetch=9500" },
-				"queue.listener.prefetch is 9500", "concurrency + prefetch (the prefetch defaults to the concurrency) must be at most 10000, here 1000 + 9500 = 10500");
+				"queue.listener.prefetch is 9500",
+				"concurrency + prefetch (an unset prefetch adapts up to 16 per thread, at most 256) must be at most 10000, "
+						+ "here 1000 + 9500 = 10500");
 		accepted("queue.listener.concurrency=1000", "queue.listener.prefetch=9000");
 		refused(new String[] { "queue.listener.prefetch=9500", "queue.queues.mail.concurrency=600" },
 				"queue.queues.[mail].concurrency is 600", "here 600 + 9500 = 10100");
