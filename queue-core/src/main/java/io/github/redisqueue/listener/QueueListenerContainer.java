@@ -127,6 +127,16 @@ public class QueueListenerContainer implements SmartLifecycle {
 	}
 
 	/**
+	 * How many jobs the container may hold now beyond its concurrency, reserved ahead for a free
+	 * thread: the fixed prefetch, or where the adaptive one stands (see
+	 * {@link ContainerOptions#prefetch()}); 0 while it is not running.
+	 */
+	public int getPrefetch() {
+		Run current = this.run;
+		return (current != null) ? current.loop().prefetch() : 0;
+	}
+
+	/**
 	 * Why the container stopped fetching on its own while it should be running, if it did: its
 	 * fetch loop ended on an error it cannot retry (jobs it had reserved but not started were
 	 * given back). {@code null} while it works, and after a stop.

@@ -47,6 +47,7 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 					.lease(options.lease())
 					.acknowledgementMode(options.acknowledgementMode())
 					.shutdownTimeout(options.shutdownTimeout())
+					.prefetch(options.prefetch())
 					.build(),
 				null, null);
 		this.containers.add(container);
@@ -157,6 +158,22 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 
 		await().atMost(Duration.ofSeconds(20)).until(() -> admin.counts("capped").total("completed") == 60);
 		assertThat(peak.get()).isBetween(2, 4);
+	}
+
+	@Test
+	void reportsItsPrefetchWhileRunning() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueListenerContainer fixed = container(queues, "fixed", ContainerOptions.builder().concurrency(2).prefetch(5).build(),
+				(job, ack) -> {
+				});
+		QueueListenerContainer adaptive = container(queues, "adaptive", ContainerOptions.builder().concurrency(3).build(),
+				(job, ack) -> {
+				});
+		assertThat(fixed.getPrefetch()).isEqualTo(5);
+		// an unset prefetch starts at the concurrency
+		assertThat(adaptive.getPrefetch()).isEqualTo(3);
+		fixed.stop();
+		assertThat(fixed.getPrefetch()).isZero();
 	}
 
 	@Test

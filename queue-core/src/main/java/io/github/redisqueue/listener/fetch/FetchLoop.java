@@ -417,6 +417,15 @@ public final class FetchLoop implements Runnable {
 	}
 
 	/**
+	 * How many jobs it may hold now beyond its concurrency: the fixed prefetch, or where the
+	 * adaptive one stands.
+	 * @return the prefetch now
+	 */
+	public int prefetch() {
+		return this.slots.prefetch();
+	}
+
+	/**
 	 * Why the loop ended on its own, if it did: a failure it cannot retry.
 	 * @return the failure, or {@code null}
 	 */

@@ -134,6 +134,7 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 
 		// a fixed prefetch of the concurrency would hold 4 at most; the ceiling is 16 per thread
 		assertThat(heldPeak.get()).as("jobs held at once").isGreaterThan(4).isLessThanOrEqualTo(2 + 32);
+		assertThat(loop.prefetch()).as("the prefetch it grew to").isGreaterThan(2).isLessThanOrEqualTo(32);
 	}
 
 	@Test
@@ -155,6 +156,7 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 
 		assertThat(heldPeak.get()).as("jobs held at once: at most concurrency + prefetch of the concurrency")
 			.isLessThanOrEqualTo(4);
+		assertThat(loop.prefetch()).as("the prefetch it kept").isEqualTo(2);
 	}
 
 	private FetchLoop start(int concurrency, @Nullable Integer prefetch, Consumer<RunningJob> handler) {
