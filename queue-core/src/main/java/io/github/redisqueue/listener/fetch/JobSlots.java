@@ -113,9 +113,13 @@ final class JobSlots {
 		return this.releases.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS);
 	}
 
-	/** Hold a reserved job: it takes a slot (one is free, as no more were reserved). */
+	/**
+	 * Hold a reserved job: it takes a slot at once, without waiting. No more were reserved than
+	 * were free, but an adaptive prefetch may have shrunk since: the slots then run below zero,
+	 * and no further job is reserved until enough ended.
+	 */
 	RunningJob hold(ReservedJob job) {
-		this.slots.acquireUninterruptibly();
+		this.slots.reduce(1);
 		RunningJob running = new RunningJob(job);
 		this.jobs.add(running);
 		return running;
