@@ -29,8 +29,10 @@ class ContainerOptionsTests {
 
 	@Test
 	void defaultPrefetchCountsAgainstTheReserveLimit() {
-		// concurrency 1000 with the default prefetch (as many as the concurrency) is 2000: fine
+		// concurrency 1000 with an unset prefetch: it adapts up to 256 jobs, but never below the
+		// concurrency, so at most 2000 in one call: fine
 		assertThat(ContainerOptions.builder().concurrency(1000).build().maxPrefetch()).isEqualTo(1000);
+		assertThat(ContainerOptions.builder().concurrency(8).build().maxPrefetch()).isEqualTo(128);
 		assertThatNoException().isThrownBy(() -> ContainerOptions.builder().concurrency(1000).prefetch(9000).build());
 	}
 
