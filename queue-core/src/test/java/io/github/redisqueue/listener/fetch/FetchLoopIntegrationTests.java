@@ -120,8 +120,10 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 	@Test
 	void anUnsetPrefetchGrowsForFastHandlers() {
 		AtomicInteger heldPeak = new AtomicInteger();
+		AtomicInteger prefetchPeak = new AtomicInteger();
 		FetchLoop loop = start(2, null, (job) -> {
 			heldPeak.accumulateAndGet(this.loop.runningJobs().size(), Math::max);
+			prefetchPeak.accumulateAndGet(this.loop.prefetch(), Math::max);
 			this.acks.complete(job.job().ref());
 		});
 		this.queues.enqueueAll(QUEUE, IntStream.range(0, 3000).boxed().toList(), JobOptions.defaults());
@@ -132,9 +134,10 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 			loop.drain(Duration.ofSeconds(5));
 		}
 
-		// a fixed prefetch of the concurrency would hold 4 at most; the ceiling is 16 per thread
-		assertThat(heldPeak.get()).as("jobs held at once").isGreaterThan(4).isLessThanOrEqualTo(2 + 32);
-		assertThat(loop.prefetch()).as("the prefetch it grew to").isGreaterThan(2).isLessThanOrEqualTo(32);
+		// it starts at the concurrency (2) and grows up to 16 per thread; how many jobs a handler sees
+		// held depends on how fast the executor starts threads, so only the ceiling is checked there
+		assertThat(prefetchPeak.get()).as("the prefetch it grew to").isGreaterThan(2).isLessThanOrEqualTo(32);
+		assertThat(heldPeak.get()).as("jobs held at once").isLessThanOrEqualTo(2 + 32);
 	}
 
 	@Test

@@ -27,7 +27,7 @@ class JobSlotsTests {
 		// a fast handler, then a round trip: the prefetch grows to its ceiling (16 for one thread)
 		slots.run(slots.hold(job("fast")), (job) -> {
 		});
-		slots.reserved(1000 * MICROS);
+		slots.reserved(TimeUnit.MILLISECONDS.toNanos(100));
 		assertThat(slots.prefetch()).isEqualTo(16);
 		RunningJob first = slots.hold(job("held"));
 		// a slow handler, then quick round trips: it shrinks back to the concurrency
