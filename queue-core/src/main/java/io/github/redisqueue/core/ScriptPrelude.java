@@ -1,6 +1,7 @@
 package io.github.redisqueue.core;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -45,7 +46,7 @@ final class ScriptPrelude {
 			grew = false;
 			for (int i = 0; i < statements.size(); i++) {
 				Statement statement = statements.get(i);
-				if (!kept[i] && (statement.defines().isEmpty() || !disjoint(statement.defines(), needed))) {
+				if (!kept[i] && (statement.defines().isEmpty() || !Collections.disjoint(statement.defines(), needed))) {
 					kept[i] = true;
 					needed.addAll(names(statement.text()));
 					grew = true;
@@ -110,15 +111,6 @@ final class ScriptPrelude {
 			}
 		}
 		return names;
-	}
-
-	private static boolean disjoint(Set<String> a, Set<String> b) {
-		for (String name : a) {
-			if (b.contains(name)) {
-				return false;
-			}
-		}
-		return true;
 	}
 
 	private record Statement(String text, Set<String> defines) {

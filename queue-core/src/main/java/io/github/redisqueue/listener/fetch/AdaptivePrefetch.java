@@ -24,8 +24,6 @@ final class AdaptivePrefetch {
 
 	private final int concurrency;
 
-	private final int floor;
-
 	private final int ceiling;
 
 	private final LongAdder handlerNanos = new LongAdder();
@@ -41,19 +39,13 @@ final class AdaptivePrefetch {
 
 	AdaptivePrefetch(int concurrency) {
 		this.concurrency = concurrency;
-		this.floor = concurrency;
 		this.ceiling = ContainerOptions.adaptivePrefetchCeiling(concurrency);
-		this.current = this.floor;
+		this.current = concurrency;
 	}
 
 	/** The prefetch now. */
 	int current() {
 		return this.current;
-	}
-
-	/** The least it shrinks to. */
-	int floor() {
-		return this.floor;
 	}
 
 	/** The most it grows to. */
@@ -86,7 +78,7 @@ final class AdaptivePrefetch {
 		if (this.handlerAverage > 0) {
 			// jobs the handlers finish in ROUND_TRIPS reserve round trips
 			double wanted = (double) ROUND_TRIPS * this.reserveAverage * this.concurrency / this.handlerAverage;
-			this.current = (int) Math.max(this.floor, Math.min(this.ceiling, Math.ceil(wanted)));
+			this.current = (int) Math.max(this.concurrency, Math.min(this.ceiling, Math.ceil(wanted)));
 		}
 		return this.current;
 	}
