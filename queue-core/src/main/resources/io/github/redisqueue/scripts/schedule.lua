@@ -56,8 +56,7 @@ elseif last and policy == 'fire-once' then
   -- T is the latest missed tick
   fire[1] = {tick, ARGV[10]}
 end
-local seq_now = plain_catch_up()
-if seq_id((tonumber(seq_now) or 0) + #fire) > MAX_SEQ then
+if seq_id(seq_peek() + #fire) > MAX_SEQ then
   return redis.error_reply('ERR queue sequence exhausted: a queue takes at most ' .. int(MAX_SEQ) .. ' jobs')
 end
 redis.call('HSET', K_SCHEDULES, name, num(tick))
