@@ -423,27 +423,65 @@ local function plain_record(id, t)
   return r
 end
 
+-- A plain job deleted while ready leaves a tombstone in its place in the list: its id and ':'
+-- alone (a delete replaces the element with LSET, where an LREM would compare every element of the
+-- list). The list stays in id order; the reserve drops tombstones as they reach the head, a search
+-- by id does not find them, and the stats field '~tombs' counts those in the list, so that counts
+-- leave them out.
+local TOMBS = '~tombs'
+
+local function plain_tombstone(id)
+  return id .. ':'
+end
+
+local function is_tombstone(element)
+  return string.byte(element, -1) == 58 and string.match(element, '^%d+:$') ~= nil
+end
+
 local function ready_count()
-  return redis.call('ZCARD', K_READY) + redis.call('LLEN', K_PLAIN)
+  local plain = redis.call('LLEN', K_PLAIN)
+  if plain > 0 then
+    plain = math.max(0, plain - (tonumber(redis.call('HGET', K_STATS, TOMBS)) or 0))
+  end
+  return redis.call('ZCARD', K_READY) + plain
+end
+
+-- tombstones dropped off the list: the count follows (and is cleared with an empty list)
+local function tombs_dropped(n)
+  if n > 0 then
+    if redis.call('LLEN', K_PLAIN) == 0 then
+      redis.call('HDEL', K_STATS, TOMBS)
+    else
+      redis.call('HINCRBY', K_STATS, TOMBS, -n)
+    end
+  end
 end
 
 -- Takes up to n jobs off the head of ready: from the ready set and the plain list, merged by score.
--- Returns a list of {id, element} in ready order, element being the plain element or false.
+-- Returns a list of {id, element} in ready order, element being the plain element or false, and
+-- the number of tombstones taken off the list on the way (they count against n: a caller that
+-- got fewer jobs than asked for while tombstones were dropped may call again).
 local function pop_ready(n)
   local z = redis.call('ZRANGE', K_READY, 0, n - 1, 'WITHSCORES')
   local out = {}
+  local dropped = 0
   if #z == 0 then
     local l = redis.call('LPOP', K_PLAIN, n)
     if l then
-      for i, e in ipairs(l) do
-        out[i] = {plain_id_text(e), e}
+      for _, e in ipairs(l) do
+        if is_tombstone(e) then
+          dropped = dropped + 1
+        else
+          out[#out + 1] = {plain_id_text(e), e}
+        end
       end
     end
-    return out
+    tombs_dropped(dropped)
+    return out, dropped
   end
   local l = redis.call('LRANGE', K_PLAIN, 0, n - 1)
   local zi, li = 1, 1
-  while #out < n and (zi <= #z or li <= #l) do
+  while #out + dropped < n and (zi <= #z or li <= #l) do
     local take_plain = li <= #l
     if take_plain and zi <= #z then
       -- a damaged element (no id) goes first, to be dead-lettered
@@ -451,7 +489,11 @@ local function pop_ready(n)
       take_plain = not id or PLAIN_BASE + id < tonumber(z[zi + 1])
     end
     if take_plain then
-      out[#out + 1] = {plain_id_text(l[li]), l[li]}
+      if is_tombstone(l[li]) then
+        dropped = dropped + 1
+      else
+        out[#out + 1] = {plain_id_text(l[li]), l[li]}
+      end
       li = li + 1
     else
       out[#out + 1] = {z[zi], false}
@@ -464,28 +506,74 @@ local function pop_ready(n)
   if li > 1 then
     redis.call('LTRIM', K_PLAIN, li - 1, -1)
   end
-  return out
+  tombs_dropped(dropped)
+  return out, dropped
 end
 
--- the plain element of job id (a number) and its index in the list, or nil: a binary search of the
--- list, which is in id order (at most 64 reads of an element)
+-- the plain element of job id (a number) and its index in the list, or nil. The list is in id
+-- order and ids grow by at least ID_STEP from one element to the next, so the element lies at most
+-- (id - id_lo) / ID_STEP places after an element of id id_lo, and as many before one of a higher
+-- id: an interpolation search narrows the span with a few reads of an element (each a walk of the
+-- list from its nearer end) until it holds at most PLAIN_WINDOW elements, read at once. With
+-- ids without gaps that is at once; every other probe halves the span, so at most about 2 x 64.
+local PLAIN_WINDOW = 256
+
+-- the element at list index at when it is job id's (a tombstone is not), else nil
+local function plain_match(e, id, at)
+  if e and plain_id(e) == id and not is_tombstone(e) then
+    return e, at
+  end
+  return nil
+end
+
 local function plain_find(id)
-  local lo, hi = 0, redis.call('LLEN', K_PLAIN) - 1
-  for _ = 1, 64 do
-    if lo > hi then
+  local len = redis.call('LLEN', K_PLAIN)
+  if len == 0 then
+    return nil
+  end
+  -- known elements on either side: at index plo an id below id, at phi one above
+  local first, last = redis.call('LINDEX', K_PLAIN, 0), redis.call('LINDEX', K_PLAIN, -1)
+  local plo, idlo = 0, plain_id(first)
+  local phi, idhi = len - 1, plain_id(last)
+  if not idlo or not idhi or id < idlo or id > idhi then
+    return nil
+  elseif id == idlo then
+    return plain_match(first, id, 0)
+  elseif id == idhi then
+    return plain_match(last, id, len - 1)
+  end
+  for round = 1, 128 do
+    -- the span where the element can be
+    local from = math.max(plo + 1, phi - math.floor((idhi - id) / ID_STEP))
+    local to = math.min(phi - 1, plo + math.floor((id - idlo) / ID_STEP))
+    if from > to then
       return nil
     end
-    local mid = math.floor((lo + hi) / 2)
-    local e = redis.call('LINDEX', K_PLAIN, mid)
+    if to - from < PLAIN_WINDOW then
+      for i, e in ipairs(redis.call('LRANGE', K_PLAIN, from, to)) do
+        if plain_id(e) == id then
+          return plain_match(e, id, from + i - 1)
+        end
+      end
+      return nil
+    end
+    local at
+    if round % 2 == 1 then
+      at = plo + math.floor((id - idlo) * (phi - plo) / (idhi - idlo))
+    else
+      at = math.floor((from + to) / 2)
+    end
+    at = math.max(from, math.min(to, at))
+    local e = redis.call('LINDEX', K_PLAIN, at)
     local found = e and plain_id(e)
     if not found then
       return nil
     elseif found == id then
-      return e, mid
+      return plain_match(e, id, at)
     elseif found < id then
-      lo = mid + 1
+      plo, idlo = at, found
     else
-      hi = mid - 1
+      phi, idhi = at, found
     end
   end
   return nil

@@ -48,8 +48,13 @@ if due <= now and priority == 0 and expire_at == 0 and ukey == '' and not ikey a
       out[2 * i] = 1
     end
   end
+  local len = 0
   for from = 1, n, 1000 do
-    redis.call('RPUSH', K_PLAIN, unpack(elements, from, math.min(from + 999, n)))
+    len = redis.call('RPUSH', K_PLAIN, unpack(elements, from, math.min(from + 999, n)))
+  end
+  if len == n then
+    -- a new list holds no tombstone (see plain_tombstone), whatever became of the last one
+    redis.call('HDEL', K_STATS, TOMBS)
   end
   redis.call('HINCRBY', K_STATS, 'enqueued', n)
   wake(n)

@@ -69,7 +69,10 @@ if #fire > 0 then
     out[#out + 1] = num(job[1])
     out[#out + 1] = id
   end
-  redis.call('RPUSH', K_PLAIN, unpack(elements))
+  if redis.call('RPUSH', K_PLAIN, unpack(elements)) == #elements then
+    -- a new list holds no tombstone (see plain_tombstone)
+    redis.call('HDEL', K_STATS, TOMBS)
+  end
   redis.call('HINCRBY', K_STATS, 'enqueued', #fire)
   wake(#fire)
 end
