@@ -178,8 +178,8 @@ public final class JobOptions {
 	/**
 	 * What picks the partition of a job of a partitioned queue: its partition key, else its group,
 	 * its uniqueness key or its idempotency key (so that the group's concurrency and the refusal of
-	 * duplicates hold across partitions); {@code null} when the job has none of them and may go to
-	 * any partition.
+	 * duplicates hold across partitions; {@link JobRouting} refuses a job whose keys differ);
+	 * {@code null} when the job has none of them and may go to any partition.
 	 */
 	@Nullable String routingKey() {
 		if (this.partitionKey != null) {

@@ -311,8 +311,9 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	List<EnqueueResult> enqueueSerialized(String queue, List<byte[]> serialized, JobOptions options,
 			Map<String, String> headerValues) {
 		QueueKeys[] parts = partitions(queue);
-		if (parts.length == 1 || options.routingKey() != null || serialized.size() == 1) {
-			return enqueueOn(queue, this.partitioning.keysForNew(queue, options.routingKey()), serialized, options, headerValues);
+		String routing = JobRouting.routingKey(queue, parts.length, options);
+		if (parts.length == 1 || routing != null || serialized.size() == 1) {
+			return enqueueOn(queue, this.partitioning.keysForNew(queue, routing), serialized, options, headerValues);
 		}
 		int first = this.partitioning.nextTurn(queue, parts.length);
 		int runs = Math.min(parts.length, serialized.size());

@@ -85,14 +85,11 @@ if op == 'add' then
     return {0, b[1] or 'missing'}
   end
   local n = tonumber(ARGV[5])
-  local seq_now = plain_catch_up()
-  if seq_id((tonumber(seq_now) or 0) + n) > MAX_SEQ then
+  if seq_id(seq_peek() + n) > MAX_SEQ then
     return redis.error_reply('ERR queue sequence exhausted: a queue takes at most ' .. int(MAX_SEQ) .. ' jobs')
   end
-  -- one range of ids from the sequence, unless the counter fell behind existing jobs
-  local last = redis.call('INCRBY', K_SEQ, n)
-  local per_id = redis.call('HEXISTS', K_JOBS, int(seq_id(last - n + 1))) == 1
-    or redis.call('HEXISTS', K_JOBS, int(seq_id(last))) == 1
+  -- one range of ids, unless they must be checked one by one (see seq_range)
+  local last, per_id = seq_range(n)
   local out = {1, 0}
   local members = {}
   local enqueued_at = num(now)

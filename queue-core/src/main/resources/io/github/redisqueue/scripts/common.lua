@@ -225,19 +225,78 @@ local function jdel(id)
   rdel(K_JOBS, id)
 end
 
--- the next free id: the counter, or past it when the counter fell behind existing jobs (it was
--- lost, say by eviction), so that no job record is ever overwritten
+-- The sequence (K_SEQ) numbers job ids and the ready order. Its high-water mark, kept in the
+-- stats hash under '~seq', is past every number the sequence handed out: it moves a block of
+-- SEQ_BLOCK at a time, so it is written once per block, not per id. A counter found missing (lost,
+-- say by eviction or by hand; or a queue's first id) resumes past the mark and past the last plain
+-- job's id, so that no id is handed out again, not even one of a job whose record was deleted but
+-- whose result is kept. When the mark was lost too, each id this call takes is checked against the
+-- job records (seq_unsure).
+local SEQ_BLOCK = 4096
+local seq_unsure = false
+
 local function seq_id(seq)
   return seq * ID_STEP + ID_OFFSET
 end
 
--- the next number of the sequence, in the id space (orders a job that returns to ready)
-local function next_seq()
-  return seq_id(redis.call('INCR', K_SEQ))
+-- the sequence number of the last plain job (0 when there is none)
+local function plain_tail_seq()
+  local last = redis.call('LINDEX', K_PLAIN, -1)
+  local id = last and tonumber(string.match(last, '^(%d+):'))
+  if not id then
+    return 0
+  end
+  return math.floor((id - ID_OFFSET) / ID_STEP)
 end
 
+-- where a lost counter resumes: past its mark and the last plain job; writes nothing
+local function seq_lost_base()
+  local mark = tonumber(redis.call('HGET', K_STATS, '~seq'))
+  if not mark and redis.call('EXISTS', K_JOBS) == 1 then
+    seq_unsure = true
+  end
+  return math.max(mark and (mark - 1) or 0, plain_tail_seq())
+end
+
+-- keeps the mark past last, the counter's new value, which was from before
+local function seq_mark(from, last)
+  if math.floor(last / SEQ_BLOCK) ~= math.floor(from / SEQ_BLOCK) then
+    redis.call('HSET', K_STATS, '~seq', int((math.floor(last / SEQ_BLOCK) + 1) * SEQ_BLOCK))
+  end
+end
+
+-- takes n numbers of the sequence and returns the last of them
+local function seq_take(n)
+  local last = redis.call('INCRBY', K_SEQ, n)
+  if last == n then
+    -- the counter was missing: it resumes past every number handed out, and its mark is written
+    last = seq_lost_base() + n
+    redis.call('SET', K_SEQ, int(last))
+    seq_mark(-SEQ_BLOCK, last)
+  else
+    seq_mark(last - n, last)
+  end
+  return last
+end
+
+-- moves the counter up to seq (numbers below it are in use)
+local function seq_raise(seq)
+  local from = tonumber(redis.call('GET', K_SEQ)) or 0
+  if from < seq then
+    redis.call('SET', K_SEQ, int(seq))
+    seq_mark(from, seq)
+  end
+end
+
+-- the next number of the sequence, in the id space (orders a job that returns to ready)
+local function next_seq()
+  return seq_id(seq_take(1))
+end
+
+-- the next free id: the counter, or past it when an id is taken by a job record (the counter fell
+-- behind, see above), so that no job record is ever overwritten
 local function new_id()
-  local seq = redis.call('INCR', K_SEQ)
+  local seq = seq_take(1)
   if redis.call('HEXISTS', K_JOBS, int(seq_id(seq))) == 0 then
     return seq_id(seq)
   end
@@ -245,12 +304,40 @@ local function new_id()
   for _ = 1, 62 do
     seq = seq + step
     if redis.call('HEXISTS', K_JOBS, int(seq_id(seq))) == 0 then
-      redis.call('SET', K_SEQ, int(seq))
+      seq_raise(seq)
       return seq_id(seq)
     end
     step = step * 2
   end
   error('no free job id found')
+end
+
+-- Takes n ids of the sequence as one range for the jobs of one call, returning the last number
+-- (its ids are seq_id(last - n + 1) .. seq_id(last)) and whether the ids must instead be taken one
+-- by one with new_id: when the counter and its mark were both lost, or an id at either end of the
+-- range is taken by a record (the counter fell behind existing jobs some other way). Without the
+-- range, the first number is ignored (new_id moves the counter past it).
+local function seq_range(n)
+  local last = seq_take(n)
+  local per_id = seq_unsure or redis.call('HEXISTS', K_JOBS, int(seq_id(last - n + 1))) == 1
+    or (n > 1 and redis.call('HEXISTS', K_JOBS, int(seq_id(last))) == 1)
+  return last, per_id
+end
+
+-- the counter's value, or where it resumes when it was lost (see above), for the check of a
+-- sequence about to be exhausted; a counter behind the last plain job is moved past it so that the
+-- plain list stays in id order
+local function seq_peek()
+  local current = tonumber(redis.call('GET', K_SEQ))
+  if not current then
+    return seq_lost_base()
+  end
+  local tail = plain_tail_seq()
+  if current < tail then
+    seq_raise(tail)
+    return tail
+  end
+  return current
 end
 
 -- higher priority first, FIFO within a priority: priority in [-1000, 1000], seq capped below 10^12
@@ -336,27 +423,65 @@ local function plain_record(id, t)
   return r
 end
 
+-- A plain job deleted while ready leaves a tombstone in its place in the list: its id and ':'
+-- alone (a delete replaces the element with LSET, where an LREM would compare every element of the
+-- list). The list stays in id order; the reserve drops tombstones as they reach the head, a search
+-- by id does not find them, and the stats field '~tombs' counts those in the list, so that counts
+-- leave them out.
+local TOMBS = '~tombs'
+
+local function plain_tombstone(id)
+  return id .. ':'
+end
+
+local function is_tombstone(element)
+  return string.byte(element, -1) == 58 and string.match(element, '^%d+:$') ~= nil
+end
+
 local function ready_count()
-  return redis.call('ZCARD', K_READY) + redis.call('LLEN', K_PLAIN)
+  local plain = redis.call('LLEN', K_PLAIN)
+  if plain > 0 then
+    plain = math.max(0, plain - (tonumber(redis.call('HGET', K_STATS, TOMBS)) or 0))
+  end
+  return redis.call('ZCARD', K_READY) + plain
+end
+
+-- tombstones dropped off the list: the count follows (and is cleared with an empty list)
+local function tombs_dropped(n)
+  if n > 0 then
+    if redis.call('LLEN', K_PLAIN) == 0 then
+      redis.call('HDEL', K_STATS, TOMBS)
+    else
+      redis.call('HINCRBY', K_STATS, TOMBS, -n)
+    end
+  end
 end
 
 -- Takes up to n jobs off the head of ready: from the ready set and the plain list, merged by score.
--- Returns a list of {id, element} in ready order, element being the plain element or false.
+-- Returns a list of {id, element} in ready order, element being the plain element or false, and
+-- the number of tombstones taken off the list on the way (they count against n: a caller that
+-- got fewer jobs than asked for while tombstones were dropped may call again).
 local function pop_ready(n)
   local z = redis.call('ZRANGE', K_READY, 0, n - 1, 'WITHSCORES')
   local out = {}
+  local dropped = 0
   if #z == 0 then
     local l = redis.call('LPOP', K_PLAIN, n)
     if l then
-      for i, e in ipairs(l) do
-        out[i] = {plain_id_text(e), e}
+      for _, e in ipairs(l) do
+        if is_tombstone(e) then
+          dropped = dropped + 1
+        else
+          out[#out + 1] = {plain_id_text(e), e}
+        end
       end
     end
-    return out
+    tombs_dropped(dropped)
+    return out, dropped
   end
   local l = redis.call('LRANGE', K_PLAIN, 0, n - 1)
   local zi, li = 1, 1
-  while #out < n and (zi <= #z or li <= #l) do
+  while #out + dropped < n and (zi <= #z or li <= #l) do
     local take_plain = li <= #l
     if take_plain and zi <= #z then
       -- a damaged element (no id) goes first, to be dead-lettered
@@ -364,7 +489,11 @@ local function pop_ready(n)
       take_plain = not id or PLAIN_BASE + id < tonumber(z[zi + 1])
     end
     if take_plain then
-      out[#out + 1] = {plain_id_text(l[li]), l[li]}
+      if is_tombstone(l[li]) then
+        dropped = dropped + 1
+      else
+        out[#out + 1] = {plain_id_text(l[li]), l[li]}
+      end
       li = li + 1
     else
       out[#out + 1] = {z[zi], false}
@@ -377,28 +506,74 @@ local function pop_ready(n)
   if li > 1 then
     redis.call('LTRIM', K_PLAIN, li - 1, -1)
   end
-  return out
+  tombs_dropped(dropped)
+  return out, dropped
 end
 
--- the plain element of job id (a number) and its index in the list, or nil: a binary search of the
--- list, which is in id order (at most 64 reads of an element)
+-- the plain element of job id (a number) and its index in the list, or nil. The list is in id
+-- order and ids grow by at least ID_STEP from one element to the next, so the element lies at most
+-- (id - id_lo) / ID_STEP places after an element of id id_lo, and as many before one of a higher
+-- id: an interpolation search narrows the span with a few reads of an element (each a walk of the
+-- list from its nearer end) until it holds at most PLAIN_WINDOW elements, read at once. With
+-- ids without gaps that is at once; every other probe halves the span, so at most about 2 x 64.
+local PLAIN_WINDOW = 256
+
+-- the element at list index at when it is job id's (a tombstone is not), else nil
+local function plain_match(e, id, at)
+  if e and plain_id(e) == id and not is_tombstone(e) then
+    return e, at
+  end
+  return nil
+end
+
 local function plain_find(id)
-  local lo, hi = 0, redis.call('LLEN', K_PLAIN) - 1
-  for _ = 1, 64 do
-    if lo > hi then
+  local len = redis.call('LLEN', K_PLAIN)
+  if len == 0 then
+    return nil
+  end
+  -- known elements on either side: at index plo an id below id, at phi one above
+  local first, last = redis.call('LINDEX', K_PLAIN, 0), redis.call('LINDEX', K_PLAIN, -1)
+  local plo, idlo = 0, plain_id(first)
+  local phi, idhi = len - 1, plain_id(last)
+  if not idlo or not idhi or id < idlo or id > idhi then
+    return nil
+  elseif id == idlo then
+    return plain_match(first, id, 0)
+  elseif id == idhi then
+    return plain_match(last, id, len - 1)
+  end
+  for round = 1, 128 do
+    -- the span where the element can be
+    local from = math.max(plo + 1, phi - math.floor((idhi - id) / ID_STEP))
+    local to = math.min(phi - 1, plo + math.floor((id - idlo) / ID_STEP))
+    if from > to then
       return nil
     end
-    local mid = math.floor((lo + hi) / 2)
-    local e = redis.call('LINDEX', K_PLAIN, mid)
+    if to - from < PLAIN_WINDOW then
+      for i, e in ipairs(redis.call('LRANGE', K_PLAIN, from, to)) do
+        if plain_id(e) == id then
+          return plain_match(e, id, from + i - 1)
+        end
+      end
+      return nil
+    end
+    local at
+    if round % 2 == 1 then
+      at = plo + math.floor((id - idlo) * (phi - plo) / (idhi - idlo))
+    else
+      at = math.floor((from + to) / 2)
+    end
+    at = math.max(from, math.min(to, at))
+    local e = redis.call('LINDEX', K_PLAIN, at)
     local found = e and plain_id(e)
     if not found then
       return nil
     elseif found == id then
-      return e, mid
+      return plain_match(e, id, at)
     elseif found < id then
-      lo = mid + 1
+      plo, idlo = at, found
     else
-      hi = mid - 1
+      phi, idhi = at, found
     end
   end
   return nil
@@ -438,23 +613,6 @@ local function job_view(id, element)
     end
   end
   return out
-end
-
--- keeps the sequence past the id of the last plain job, so that the plain list stays in id order
--- even when the counter fell behind (it was lost, say by eviction); returns the counter's value
--- (false when there is none)
-local function plain_catch_up()
-  local current = redis.call('GET', K_SEQ)
-  local last = redis.call('LINDEX', K_PLAIN, -1)
-  local id = last and plain_id(last)
-  if id then
-    local seq = math.floor((id - ID_OFFSET) / ID_STEP)
-    if (tonumber(current) or 0) < seq then
-      current = int(seq)
-      redis.call('SET', K_SEQ, current)
-    end
-  end
-  return current
 end
 
 -- member of the delayed set for a job id, and back

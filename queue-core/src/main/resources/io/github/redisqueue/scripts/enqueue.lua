@@ -13,8 +13,7 @@
 -- Refuses the whole call, before writing anything, when the queue's sequence would pass 10^12.
 local now = now_ms()
 local n = tonumber(ARGV[3])
-local seq_now = plain_catch_up()
-if seq_id((tonumber(seq_now) or 0) + n) > MAX_SEQ then
+if seq_id(seq_peek() + n) > MAX_SEQ then
   return redis.error_reply('ERR queue sequence exhausted: a queue takes at most ' .. int(MAX_SEQ) .. ' jobs')
 end
 
@@ -36,15 +35,8 @@ end
 local out = {}
 
 if due <= now and priority == 0 and expire_at == 0 and ukey == '' and not ikey and group == '' then
-  -- one range of ids, unless the counter was lost or fell behind existing jobs: then each id is
-  -- checked (see new_id)
-  local per_id = not seq_now and redis.call('EXISTS', K_JOBS) == 1
-  local last = 0
-  if not per_id then
-    last = redis.call('INCRBY', K_SEQ, n)
-    per_id = redis.call('HEXISTS', K_JOBS, int(seq_id(last - n + 1))) == 1
-      or (n > 1 and redis.call('HEXISTS', K_JOBS, int(seq_id(last))) == 1)
-  end
+  -- one range of ids, unless they must be checked one by one (see seq_range)
+  local last, per_id = seq_range(n)
   local prefix = plain_prefix(headers, max_attempts, num(now))
   local elements = {}
   local first = seq_id(last - n + 1)
@@ -56,8 +48,13 @@ if due <= now and priority == 0 and expire_at == 0 and ukey == '' and not ikey a
       out[2 * i] = 1
     end
   end
+  local len = 0
   for from = 1, n, 1000 do
-    redis.call('RPUSH', K_PLAIN, unpack(elements, from, math.min(from + 999, n)))
+    len = redis.call('RPUSH', K_PLAIN, unpack(elements, from, math.min(from + 999, n)))
+  end
+  if len == n then
+    -- a new list holds no tombstone (see plain_tombstone), whatever became of the last one
+    redis.call('HDEL', K_STATS, TOMBS)
   end
   redis.call('HINCRBY', K_STATS, 'enqueued', n)
   wake(n)

@@ -13,6 +13,16 @@ end
 local head_age = -1
 local head = redis.call('ZRANGE', K_READY, 0, 0, 'WITHSCORES')
 local first_plain = redis.call('LINDEX', K_PLAIN, 0)
+-- past the tombstones of deleted plain jobs at the head (the first 16 looked at)
+for i = 1, 16 do
+  if not first_plain or not is_tombstone(first_plain) then
+    break
+  end
+  first_plain = redis.call('LINDEX', K_PLAIN, i)
+end
+if first_plain and is_tombstone(first_plain) then
+  first_plain = false
+end
 local plain_head = first_plain and plain_id(first_plain)
 local since = 0
 if plain_head and (not head[1] or PLAIN_BASE + plain_head < tonumber(head[2])) then

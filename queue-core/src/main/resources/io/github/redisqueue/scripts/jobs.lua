@@ -30,6 +30,10 @@
 --             whose completion job waits to be handed off.
 local now = now_ms()
 local op = ARGV[3]
+-- plain elements a ready page reads past its count, for the tombstones of deleted plain jobs
+-- among them (see plain_tombstone): until the reserve drops them, tombstones take positions of the
+-- list, so a page's offset counts them and a page may repeat jobs of the page before it
+local TOMB_SLACK = 64
 
 -- the score by which the plain element at list index i (element, when read) merges with the ready
 -- set: its id's; an element without an id stays right after the nearest element before it that
@@ -99,10 +103,11 @@ if op == 'list' then
     local b = offset - a
     local z = redis.call(range, K_READY, b, b + count - 1, 'WITHSCORES')
     -- the plain elements of the page, in list order, from list index first on
-    local first = desc and math.max(0, len - a - count) or a
+    -- (and up to TOMB_SLACK more, which fill the places of tombstones in the page)
+    local first = desc and math.max(0, len - a - count - TOMB_SLACK) or a
     local l = {}
     if a < len then
-      l = redis.call('LRANGE', K_PLAIN, first, desc and (len - a - 1) or (a + count - 1))
+      l = redis.call('LRANGE', K_PLAIN, first, desc and (len - a - 1) or (a + count - 1 + TOMB_SLACK))
     end
     local ids, scores = {}, {}
     for k, element in ipairs(l) do
@@ -121,7 +126,10 @@ if op == 'list' then
         take_plain = (desc and scores[li] > other) or (not desc and scores[li] < other)
       end
       if take_plain then
-        entries[#entries + 1] = {ids[li], int(scores[li]), l[li]}
+        -- a deleted plain job's tombstone is left out (the page is one entry shorter)
+        if not is_tombstone(l[li]) then
+          entries[#entries + 1] = {ids[li], int(scores[li]), l[li]}
+        end
         li = li + step
       else
         entries[#entries + 1] = {z[zi], z[zi + 1], false}
@@ -182,9 +190,9 @@ if op == 'delete' then
     if not element then
       return {0}
     end
-    -- the element is unique (it starts with the id): removed from the nearer end of the list
-    local from = (at < redis.call('LLEN', K_PLAIN) / 2) and 1 or -1
-    redis.call('LREM', K_PLAIN, from, element)
+    -- replaced in place by a tombstone (see plain_tombstone): no walk over the list
+    redis.call('LSET', K_PLAIN, at, plain_tombstone(plain_id_text(element)))
+    redis.call('HINCRBY', K_STATS, TOMBS, 1)
     redis.call('HINCRBY', K_STATS, 'deleted', 1)
     return {1, 'ready', 0}
   end

@@ -104,11 +104,15 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
   local batch_states = {}
   local names = {'state', 'payload', 'headers', 'attempts', 'maxAttempts', 'token', 'enqueuedAt', 'priority',
     'score', 'expireAt', 'dueAt', 'readyAt', 'lost', 'batch'}
+  -- tombstones of deleted plain jobs dropped off the head (see pop_ready): at most this many
+  -- more per call
+  local tombs = 1000
   while got < n and budget > 0 do
-    local popped = pop_ready(n - got)
-    if #popped == 0 then
+    local popped, dropped = pop_ready(n - got)
+    if #popped == 0 and (dropped == 0 or tombs <= 0) then
       break
     end
+    tombs = tombs - dropped
     for _, entry in ipairs(popped) do
       local id, element = entry[1], entry[2]
       local r, f

@@ -56,8 +56,7 @@ elseif last and policy == 'fire-once' then
   -- T is the latest missed tick
   fire[1] = {tick, ARGV[10]}
 end
-local seq_now = plain_catch_up()
-if seq_id((tonumber(seq_now) or 0) + #fire) > MAX_SEQ then
+if seq_id(seq_peek() + #fire) > MAX_SEQ then
   return redis.error_reply('ERR queue sequence exhausted: a queue takes at most ' .. int(MAX_SEQ) .. ' jobs')
 end
 redis.call('HSET', K_SCHEDULES, name, num(tick))
@@ -70,7 +69,10 @@ if #fire > 0 then
     out[#out + 1] = num(job[1])
     out[#out + 1] = id
   end
-  redis.call('RPUSH', K_PLAIN, unpack(elements))
+  if redis.call('RPUSH', K_PLAIN, unpack(elements)) == #elements then
+    -- a new list holds no tombstone (see plain_tombstone)
+    redis.call('HDEL', K_STATS, TOMBS)
+  end
   redis.call('HINCRBY', K_STATS, 'enqueued', #fire)
   wake(#fire)
 end

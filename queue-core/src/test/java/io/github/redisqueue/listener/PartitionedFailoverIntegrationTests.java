@@ -134,7 +134,8 @@ class PartitionedFailoverIntegrationTests {
 			boolean zero = partition == 0;
 			producers.add(new Thread(() -> {
 				for (int id = first; id < first + JOBS_PER_PARTITION && producing.get(); id++) {
-					JobOptions options = JobOptions.builder().partitionKey(key).idempotencyKey("job-" + id).build();
+					String jobKey = keyOfPartition("job-" + id, KEYS.indexOf(key));
+					JobOptions options = JobOptions.builder().partitionKey(jobKey).idempotencyKey(jobKey).build();
 					while (producing.get()) {
 						try {
 							queues.enqueue("split", id, options);
@@ -195,6 +196,21 @@ class PartitionedFailoverIntegrationTests {
 		finally {
 			producing.set(false);
 			container.stop();
+		}
+	}
+
+	/**
+	 * A key of the job's own that routes to the partition (CRC-32 modulo 3): a job's partition key
+	 * and idempotency key must be the same on a partitioned queue.
+	 */
+	private static String keyOfPartition(String job, int partition) {
+		for (int n = 0;; n++) {
+			String candidate = job + "-" + n;
+			java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+			crc.update(candidate.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+			if (crc.getValue() % 3 == partition) {
+				return candidate;
+			}
 		}
 	}
 

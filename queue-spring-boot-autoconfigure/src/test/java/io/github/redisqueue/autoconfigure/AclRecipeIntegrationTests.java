@@ -7,8 +7,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import io.github.redisqueue.actuate.endpoint.QueuesEndpoint;
@@ -20,6 +25,7 @@ import io.github.redisqueue.core.JobState;
 import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.core.ReservedJob;
 import io.github.redisqueue.support.JobMetadata;
 import io.github.redisqueue.test.RedisServerProcess;
 import io.github.redisqueue.test.TestRedis;
@@ -134,6 +140,7 @@ class AclRecipeIntegrationTests {
 						assertThat(report.source()).isEqualTo("INFO");
 						assertThat(report.appendonly()).isEqualTo("yes");
 					});
+				assertNothingRefused(admin);
 				assertThat(output).doesNotContain("NOPERM").doesNotContain("ERROR");
 				assertThat(output.toString().lines().filter((line) -> line.contains(" WARN ")))
 					.allSatisfy((line) -> assertThat(line).contains("dead-lettered after attempt 1"));
@@ -141,6 +148,150 @@ class AclRecipeIntegrationTests {
 			finally {
 				admin.destroy();
 			}
+		}
+	}
+
+	/**
+	 * Every command a script sends is granted: a script path that no test runs as the limited user
+	 * still fails here when the recipe lacks its command.
+	 */
+	@Test
+	void recipeGrantsEveryCommandOfTheScripts() throws IOException {
+		Set<String> granted = new TreeSet<>();
+		for (String word : readmeRecipe().split(" ")) {
+			if (word.startsWith("+")) {
+				granted.add(word.substring(1).toLowerCase(Locale.ROOT));
+			}
+		}
+		Path scripts = Path.of("..", "queue-core", "src", "main", "resources", "io", "github", "redisqueue", "scripts");
+		Set<String> sent = new TreeSet<>();
+		Pattern call = Pattern.compile("redis\\.(?:p?call)\\('([A-Za-z]+)'");
+		try (Stream<Path> files = Files.list(scripts)) {
+			for (Path file : files.filter((f) -> f.toString().endsWith(".lua")).toList()) {
+				Matcher m = call.matcher(Files.readString(file));
+				while (m.find()) {
+					sent.add(m.group(1).toLowerCase(Locale.ROOT));
+				}
+			}
+		}
+		assertThat(sent).hasSizeGreaterThan(30);
+		assertThat(granted).containsAll(sent);
+	}
+
+	/**
+	 * The features beyond the plain queue, as the limited user: a partitioned queue (its
+	 * registration, consumers waiting on pub/sub, its admin pages), batches with a completion job
+	 * and a cancel, groups, a recurring schedule, a rate-limited queue, progress, results,
+	 * idempotent enqueues and the pull API's acknowledgements. Redis's ACL log must stay empty.
+	 */
+	@Test
+	void limitedUserRunsEveryFeature(CapturedOutput output) throws IOException {
+		String recipe = readmeRecipe();
+		try (RedisServerProcess server = TestRedis.startPrivate()) {
+			LettuceConnectionFactory admin = TestRedis.connectionFactory(server.endpoint());
+			try {
+				command(admin, recipe.replace(">change-me", ">secret").split(" "));
+				new ApplicationContextRunner()
+					.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, QueueAutoConfiguration.class,
+							QueueListenerAutoConfiguration.class, QueueReaperAutoConfiguration.class,
+							QueueScheduleAutoConfiguration.class))
+					.withUserConfiguration(FeatureWorker.class)
+					.withPropertyValues("spring.data.redis.host=" + server.host(),
+							"spring.data.redis.port=" + server.port(), "spring.data.redis.username=queues",
+							"spring.data.redis.password=secret", "queue.listener.poll-interval=200ms",
+							"queue.reaper.interval=200ms", "queue.workers.heartbeat-interval=200ms",
+							"queue.queues.acl-parts.partitions=4", "queue.queues.acl-rate.rate-limit=100/1s",
+							"queue.schedules.acl-tick.cron=* * * * * *", "queue.schedules.acl-tick.queue=acl-ticks",
+							"queue.schedules.acl-tick.payload=\"tick\"")
+					.run((context) -> {
+						assertThat(context).hasNotFailed();
+						QueueTemplate queues = context.getBean(QueueTemplate.class);
+						QueueAdmin queueAdmin = context.getBean(QueueAdmin.class);
+						FeatureWorker worker = context.getBean(FeatureWorker.class);
+
+						// a partitioned queue: every kind of enqueue, consumed by a listener
+						for (int i = 0; i < 8; i++) {
+							queues.enqueue("acl-parts", "p" + i, JobOptions.builder().partitionKey("tenant-" + i).build());
+						}
+						queues.enqueueAll("acl-parts", List.of("p-bulk-1", "p-bulk-2"), JobOptions.defaults());
+						queues.enqueue("acl-parts", "p-unique", JobOptions.builder().uniqueKey("u").build());
+						queues.enqueue("acl-parts", "p-idem", JobOptions.builder().idempotencyKey("i").build());
+						assertThat(queues.enqueue("acl-parts", "p-idem", JobOptions.builder().idempotencyKey("i").build())
+							.duplicate()).isTrue();
+						queues.enqueue("acl-parts", "p-group", JobOptions.builder().group("g").build());
+						queues.enqueue("acl-parts", "p-later", JobOptions.builder().delay(Duration.ofMillis(200)).build());
+						// groups, batches and their completion job, a schedule
+						for (int i = 0; i < 3; i++) {
+							queues.enqueue("acl-groups", "g" + i, JobOptions.builder().group("customer-1").build());
+						}
+						queues.batch("acl-batch").onComplete("acl-batch-done", "batch finished")
+							.addAll(List.of("b1", "b2", "b3"))
+							.submit();
+						await().atMost(Duration.ofSeconds(20))
+							.until(() -> worker.done.containsAll(Set.of("p0", "p7", "p-bulk-2", "p-unique", "p-idem", "p-group",
+									"p-later", "g2", "b3", "batch finished", "tick")));
+						assertThat(queueAdmin.batches("acl-batch", 0, 10)).isEmpty();
+
+						// administration of the partitioned queue
+						queueAdmin.pause("acl-parts");
+						queues.enqueue("acl-parts", "held-1", JobOptions.builder().partitionKey("t").build());
+						String held = queues.enqueue("acl-parts", "held-2", JobOptions.builder().partitionKey("t").build()).id();
+						String later = queues
+							.enqueue("acl-parts", "held-later", JobOptions.builder().delay(Duration.ofHours(1)).build())
+							.id();
+						assertThat(queueAdmin.jobs("acl-parts", JobState.READY, JobOrder.OLDEST_FIRST, 0, 10)).hasSize(2);
+						assertThat(queueAdmin.deleteJob("acl-parts", held)).isTrue();
+						assertThat(queueAdmin.promote("acl-parts", later)).isTrue();
+						assertThat(queueAdmin.partitionCounts("acl-parts")).hasSize(4);
+						assertThat(queueAdmin.counts("acl-parts").ready()).isEqualTo(2);
+						assertThat(queueAdmin.deadLetters("acl-parts", 0, 10)).isEmpty();
+						assertThat(queueAdmin.overview()).isNotNull();
+						assertThat(new QueuesEndpoint(queueAdmin).queue("acl-parts", 0, 10, null, null)).isNotNull();
+						queueAdmin.resume("acl-parts");
+
+						// a batch cancelled, the pull API on a rate-limited queue
+						queueAdmin.pause("acl-batch");
+						String cancelled = queues.batch("acl-batch").add("never").open().id();
+						assertThat(queueAdmin.batches("acl-batch", 0, 10)).hasSize(1);
+						assertThat(queueAdmin.cancelBatch("acl-batch", cancelled).state().isFinished()).isTrue();
+						queues.enqueueAll("acl-rate", List.of("r1", "r2", "r3", "r4", "r5"), JobOptions.defaults());
+						List<ReservedJob> pulled = queues.reserve("acl-rate", 5, Duration.ofMinutes(1));
+						assertThat(pulled).hasSize(5);
+						assertThat(queues.progress("acl-rate", pulled.get(0).ref(), "half")).isTrue();
+						assertThat(queues.extend("acl-rate", pulled.get(0).ref(), Duration.ofMinutes(2))).isNotNull();
+						assertThat(queues.storeResult("acl-rate", pulled.get(0).id(), "r1 done")).isTrue();
+						queues.complete("acl-rate", pulled.get(0).ref());
+						assertThat(queues.result("acl-rate", pulled.get(0).id(), String.class)).contains("r1 done");
+						queues.retry("acl-rate", pulled.get(1).ref(), "again", Duration.ZERO);
+						queues.deadLetter("acl-rate", pulled.get(2).ref(), "no");
+						queues.release("acl-rate", pulled.get(3).ref());
+						queues.releaseWorker("acl-rate", "nobody");
+						assertThat(queueAdmin.retryAllDead("acl-rate")).isEqualTo(1);
+						assertThat(queueAdmin.counts("acl-rate").ready()).isEqualTo(3);
+						queueAdmin.reapOnce();
+					});
+				assertNothingRefused(admin);
+				assertThat(output).doesNotContain("NOPERM").doesNotContain("ERROR");
+			}
+			finally {
+				admin.destroy();
+			}
+		}
+	}
+
+	/**
+	 * Redis counts, per command, the calls it refused before running them (INFO commandstats,
+	 * {@code rejected_calls}), a refusal by ACL included, even of a call a script made: none, but
+	 * for {@code CONFIG GET}, which the startup check tries before it falls back to {@code INFO}.
+	 */
+	private static void assertNothingRefused(LettuceConnectionFactory admin) {
+		try (RedisConnection connection = admin.getConnection()) {
+			Properties stats = connection.serverCommands().info("commandstats");
+			assertThat(stats).isNotEmpty();
+			assertThat(stats.stringPropertyNames()).filteredOn((command) -> !command.equals("cmdstat_config|get"))
+				.allSatisfy((command) -> assertThat(stats.getProperty(command))
+				.as(command)
+				.contains("rejected_calls=0"));
 		}
 	}
 
@@ -177,6 +328,39 @@ class AclRecipeIntegrationTests {
 					.until(() -> this.admin.job("acl", job.id()).orElseThrow().leaseUntil().isAfter(job.leaseUntil()));
 				this.extended = true;
 			}
+			this.done.add(payload);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FeatureWorker {
+
+		final Set<String> done = ConcurrentHashMap.newKeySet();
+
+		@QueueListener(queue = "acl-parts", id = "acl-parts-worker", concurrency = "2")
+		void partitioned(String payload) {
+			this.done.add(payload);
+		}
+
+		@QueueListener(queue = "acl-groups", id = "acl-groups-worker", concurrency = "2")
+		void grouped(String payload) {
+			this.done.add(payload);
+		}
+
+		@QueueListener(queue = "acl-batch", id = "acl-batch-worker")
+		String batched(String payload) {
+			this.done.add(payload);
+			return payload + " done";
+		}
+
+		@QueueListener(queue = "acl-batch-done", id = "acl-batch-done-worker")
+		void batchDone(String payload) {
+			this.done.add(payload);
+		}
+
+		@QueueListener(queue = "acl-ticks", id = "acl-ticks-worker")
+		void ticked(String payload) {
 			this.done.add(payload);
 		}
 
