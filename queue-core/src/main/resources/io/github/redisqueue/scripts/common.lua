@@ -960,12 +960,84 @@ local function take_back(ids, now, reason)
   return back
 end
 
--- expired leases
+-- Outages. Leases (K_INFLIGHT) and heartbeats (K_LIVE) are deadlines on the Redis clock, which
+-- runs on while no client can reach Redis (a restart loading its data, a failover, a pause, a
+-- network cut): a live worker could not extend anything meanwhile. The scripts that run often
+-- (reserve, reap, extend) keep the last server time they ran at in the stats field '~seen'
+-- (written at most every SEEN_EVERY ms); one that finds it more than OUTAGE_MIN ms old takes the
+-- gap for an outage of s = min(gap, OUTAGE_CAP) ms that ended now (at 'to'), and records it in
+-- '~outTo', '~outFor' and '~outTop', provided some lease in flight ran out in it or runs out
+-- after it ('top' is one past the latest such deadline, at most to + s). Until the window lapses,
+-- a deadline d from to - s to top counts as max(d, to) + s: a lease that ran out while Redis was
+-- away lasts until s after its return, giving its holder as long as the outage to reconnect and
+-- extend it; a lease due later keeps s more. Deadlines before to - s are due as usual (an outage
+-- longer than the cap keeps only the last OUTAGE_CAP ms of them), so a job taken back late
+-- because of an outage, or of a queue quiet for a long time, is late by at most s. Nothing is
+-- rewritten: the rule is a choice of score ranges (see lapsed), the same work per call.
+local OUTAGE_MIN, OUTAGE_CAP, SEEN_EVERY = 2000, 60000, 500
+local outage = false
+
+-- reads the outage window (recording one that ended now) and marks this call as seen; call it
+-- before reclaim and before any other script's check of a deadline
+local function watch_outage(now)
+  local f = redis.call('HMGET', K_STATS, '~seen', '~outTo', '~outFor', '~outTop')
+  local seen, to, s, top = tonumber(f[1]), tonumber(f[2]), tonumber(f[3]), tonumber(f[4])
+  outage = false
+  if to and s and top and now < math.max(to, top) + s then
+    outage = {to = to, s = s, top = top}
+  elseif f[2] or f[3] or f[4] then
+    redis.call('HDEL', K_STATS, '~outTo', '~outFor', '~outTop')
+  end
+  if seen and now - seen > OUTAGE_MIN then
+    local gap = math.min(now - seen, OUTAGE_CAP)
+    local last = redis.call('ZRANGE', K_INFLIGHT, -1, -1, 'WITHSCORES')
+    local latest = tonumber(last[2])
+    if latest and latest >= now - gap then
+      outage = {to = now, s = gap, top = math.min(now + gap, latest + 1)}
+      redis.call('HSET', K_STATS, '~outTo', int(now), '~outFor', int(gap), '~outTop', int(outage.top))
+    end
+  end
+  if not seen or now - seen >= SEEN_EVERY or now < seen then
+    redis.call('HSET', K_STATS, '~seen', int(now))
+  end
+end
+
+-- members of K_INFLIGHT (or of K_LIVE, with live set) whose deadline passed by now, at most
+-- limit, with their scores when withscores; during an outage window (see watch_outage) a
+-- deadline d in [to - s, top) passes at max(d, to) + s instead, top being to + s for heartbeats
+local function lapsed(key, now, limit, live, withscores)
+  local ranges = {{'-inf', now}}
+  if outage then
+    local to, s = outage.to, outage.s
+    local top = live and (to + s) or outage.top
+    local hi = (now < to + s) and (to - s - 1) or math.min(now - s, top - 1)
+    ranges = {{'-inf', hi}}
+    if top <= now then
+      ranges[2] = {top, now}
+    end
+  end
+  local out, step = {}, withscores and 2 or 1
+  for _, range in ipairs(ranges) do
+    local room = limit - #out / step
+    if room <= 0 then
+      break
+    end
+    local got = withscores
+      and redis.call('ZRANGEBYSCORE', key, range[1], range[2], 'WITHSCORES', 'LIMIT', 0, room)
+      or redis.call('ZRANGEBYSCORE', key, range[1], range[2], 'LIMIT', 0, room)
+    for _, v in ipairs(got) do
+      out[#out + 1] = v
+    end
+  end
+  return out
+end
+
+-- expired leases (after watch_outage)
 local function reclaim(now, limit)
   if limit <= 0 then
     return 0
   end
-  local ids = redis.call('ZRANGEBYSCORE', K_INFLIGHT, '-inf', now, 'LIMIT', 0, limit)
+  local ids = lapsed(K_INFLIGHT, now, limit, false, false)
   take_back(ids, now, 'lease expired')
   return #ids
 end

@@ -2,6 +2,8 @@
 -- Returns per pair: the new deadline, 0 stale token, -1 no such job.
 local now = now_ms()
 local deadline = now + tonumber(ARGV[3])
+-- a lease keeper's call is often the first after an outage of Redis: it records it (see watch_outage)
+watch_outage(now)
 local out = {}
 for i = 4, #ARGV, 2 do
   local id, token = ARGV[i], ARGV[i + 1]

@@ -9,13 +9,18 @@
 -- container id; worker ids contain no '#', so the match is exact. The in-flight set is walked in
 -- slices, one per pass, from a cursor kept in the stats hash; once a walk reached the end, the
 -- workers that were silent when it began are forgotten.
+-- After an outage of Redis (or a long gap in the queue's calls), leases and heartbeats that ran
+-- out in it are held as long again as the outage, at most a minute (see watch_outage).
 -- Returns reclaimed, promoted, expired, purged completed, purged dead, taken from silent workers,
 -- finished batches whose completion job waits to be handed off.
 local now = now_ms()
 local limit = tonumber(ARGV[3])
 local done_ttl, dead_ttl = tonumber(ARGV[4]), tonumber(ARGV[5])
 local abandoned = 0
-local gone = redis.call('ZRANGEBYSCORE', K_LIVE, '-inf', now, 'WITHSCORES', 'LIMIT', 0, 100)
+-- after an outage of Redis, heartbeats and leases that ran out meanwhile are held a while longer
+-- (see watch_outage)
+watch_outage(now)
+local gone = lapsed(K_LIVE, now, 100, true, true)
 if #gone > 0 then
   local silent = {}
   for i = 1, #gone, 2 do

@@ -2,7 +2,8 @@
 -- ARGV[12] on (completed retention ARGV[8] ms), then reserves up to ARGV[3] jobs with a lease of
 -- ARGV[4] ms for worker ARGV[5]. Before reserving it reclaims at most ARGV[6] expired leases and
 -- promotes due delayed jobs (as many as it hands out, at least 25, at most ARGV[7]), so no job is
--- stranded when no reaper runs. The jobs it pops that cannot be handed out (expired, corrupt,
+-- stranded when no reaper runs (leases that ran out while Redis was away are held a while
+-- longer, see watch_outage). The jobs it pops that cannot be handed out (expired, corrupt,
 -- gone) count against a budget of 25 per call, so one call never walks a long run of them (the
 -- reaper does the bulk). ARGV[9] > 0 overrides the max attempts
 -- of the jobs it hands out (written on the job). The first ARGV[10] jobs handed out start at once;
@@ -57,6 +58,7 @@ if rate_permits then
 elseif (ARGV[11] or '') ~= '' then
   error('rate limit ' .. ARGV[11] .. ' is not N:W')
 end
+watch_outage(now)
 redis.call('DEL', K_WOKEN)
 if PARTITIONED then
   -- consumers of a partition wait on its announcements: the next wake-up announces again

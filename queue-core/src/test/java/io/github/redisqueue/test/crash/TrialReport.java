@@ -14,6 +14,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -24,32 +25,35 @@ import io.github.redisqueue.test.crash.TrialEvents.EnqueueCall;
 import io.github.redisqueue.test.crash.TrialEvents.Fault;
 import io.github.redisqueue.test.crash.TrialEvents.Incarnation;
 import io.github.redisqueue.test.crash.TrialEvents.WorkerStop;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The verdict of a crash trial: what was lost, stuck or dead, and every duplicate with its cause.
  *
- * <p>A duplicate is a handler run more than the one a job needs. Each run of a job but its last
- * must be explained, and only these explanations are accepted:
+ * <p>What it decides from: each worker process appends to its own journal a line
+ * {@code S <time> <job id> <key> <attempt>} before the handler's body and {@code D ...} after it
+ * ({@link Journal}: one {@code write} call per line, so a line written survives a SIGKILL of
+ * the process); after each SIGKILL, once the process is gone and before it is started again, the
+ * trial reads from Redis the jobs in flight under that worker's lease identity
+ * ({@link TrialEvents.WorkerStop#held()}).
+ *
+ * <p>A duplicate is a handler run more than the one a job needs: every run of a job but its last.
+ * Each must have been cut short by a worker's SIGKILL: its process was SIGKILLed later (every line
+ * of a journal precedes the death of its process) and the job was among those Redis still had in
+ * flight under that worker's identity once the process was gone. Then the run is:
  * <ul>
- * <li>{@value #KILLED_RUNNING}: the run's worker process was SIGKILLed later and the job was
- * among the jobs Redis still had in flight under that worker's lease identity once the process
- * was gone; the restarted worker took the lease back and the job ran again. At-least-once
- * delivery cannot avoid this one.</li>
- * <li>{@value #KILLED_BEFORE_ACK}: the same, but the handler had finished: its completion was
- * queued in the dead process, or on the wire, and never reached Redis.</li>
- * <li>{@value #LEASE_RAN_OUT_IN_OUTAGE}: a Redis SIGKILL between the two runs kept Redis away
- * (down, then loading its append-only file) for half a lease or more. Leases are extended every
- * third of a lease, so one has at least two thirds left when Redis goes away; an outage that
- * long may outlast it, and the job is taken back by the first reserve after the restart. A
- * lease-based queue cannot tell such a worker from a dead one.</li>
+ * <li>{@value #KILLED_RUNNING}: its journal has no {@code D} line for it, so the handler was
+ * running at the SIGKILL; at-least-once delivery cannot avoid this one;</li>
+ * <li>{@value #KILLED_BEFORE_ACK} ("cut off"): its {@code D} line is there, so the handler had
+ * ended, but its acknowledgement had not reached Redis (queued in the process, or on the wire).</li>
  * </ul>
- * A shorter Redis SIGKILL explains no duplicate: with {@code appendfsync always} a reply leaves
- * the server only after its write is on disk, so a completion Redis answered survives the
- * restart; one it did not answer is sent again by the worker until it is answered, and its lease
- * is still running by then (and if it ran out meanwhile, the completion is still accepted as long
- * as nobody reserved the job since). A graceful stop (SIGTERM), a {@code SCRIPT FLUSH} or a
- * {@code CLIENT KILL} explains none either.
+ * Nothing else is accepted, in particular no duplicate around a Redis SIGKILL: with
+ * {@code appendfsync always} a reply leaves the server only after its write is on disk, so a
+ * completion Redis answered survives the restart; one it did not answer is sent again by the
+ * worker until it is answered; and a lease that ran out while Redis was away is held until its
+ * worker had as long as the outage to extend it. A graceful stop (SIGTERM), a
+ * {@code SCRIPT FLUSH} or a {@code CLIENT KILL} explains none either. Duplicates are counted per
+ * worker SIGKILL (those it explains) and around Redis SIGKILLs (unexplained ones whose two runs
+ * straddle a Redis SIGKILL).
  *
  * <p>Separately, a producer's call may create more jobs than it asked for: {@value #RESENT_ENQUEUE}
  * (the client, Lettuce, re-sends a command whose connection was cut before the reply arrived, so
@@ -64,9 +68,6 @@ public final class TrialReport {
 
 	/** A worker SIGKILLed after the handler finished, before Redis had the completion. */
 	public static final String KILLED_BEFORE_ACK = "worker SIGKILLed after the handler, before Redis had its completion";
-
-	/** Redis away for longer than a lease had left. */
-	public static final String LEASE_RAN_OUT_IN_OUTAGE = "lease ran out while Redis was down (outage of half a lease or more)";
 
 	/** One enqueue call, two jobs. */
 	public static final String RESENT_ENQUEUE = "second job from an enqueue re-sent after its connection was cut";
@@ -95,6 +96,8 @@ public final class TrialReport {
 
 	private final int redisKills;
 
+	private final int aroundRedisKills;
+
 	private TrialReport(Builder b) {
 		this.lost = b.lost;
 		this.stuck = b.stuck;
@@ -105,6 +108,7 @@ public final class TrialReport {
 		this.unhandled = b.unhandled;
 		this.workerKills = b.workerKills;
 		this.redisKills = b.redisKills;
+		this.aroundRedisKills = b.aroundRedisKills;
 		this.summary = b.summary();
 		this.details = b.details();
 	}
@@ -180,6 +184,16 @@ public final class TrialReport {
 
 	public int redisKills() {
 		return this.redisKills;
+	}
+
+	/** Duplicates whose two runs straddle a Redis SIGKILL and that no worker SIGKILL explains. */
+	public int aroundRedisKills() {
+		return this.aroundRedisKills;
+	}
+
+	/** Duplicates explained by worker SIGKILLs: running at the kill, or cut off before the acknowledgement. */
+	public int atWorkerKills() {
+		return this.explained.get(KILLED_RUNNING) + this.explained.get(KILLED_BEFORE_ACK);
 	}
 
 	@Override
@@ -279,6 +293,10 @@ public final class TrialReport {
 
 		int redisKills;
 
+		int aroundRedisKills;
+
+		final Map<String, int[]> perKill = new LinkedHashMap<>();
+
 		int scriptFlushes;
 
 		int clientKills;
@@ -293,7 +311,6 @@ public final class TrialReport {
 			this.stops = stops;
 			this.explained.put(KILLED_RUNNING, 0);
 			this.explained.put(KILLED_BEFORE_ACK, 0);
-			this.explained.put(LEASE_RAN_OUT_IN_OUTAGE, 0);
 			this.explained.put(RESENT_ENQUEUE, 0);
 			for (Fault fault : faults) {
 				switch (fault.kind()) {
@@ -423,12 +440,15 @@ public final class TrialReport {
 					WorkerStop stop = stopByIncarnation.get(run.incarnation.worker() + "/" + run.incarnation.number());
 					// every run in an incarnation's journal happened before that process died
 					if (stop != null && stop.killed() && stop.held().contains(run.id)) {
-						this.explained.merge((run.doneAt >= 0) ? KILLED_BEFORE_ACK : KILLED_RUNNING, 1, Integer::sum);
-					}
-					else if (longOutage(run.startAt, runs.get(i + 1).startAt) != null) {
-						this.explained.merge(LEASE_RAN_OUT_IN_OUTAGE, 1, Integer::sum);
+						boolean cutOff = run.doneAt >= 0;
+						this.explained.merge(cutOff ? KILLED_BEFORE_ACK : KILLED_RUNNING, 1, Integer::sum);
+						this.perKill.computeIfAbsent(stop.worker() + "/" + stop.incarnation(), (k) -> new int[2])[cutOff ? 1
+								: 0]++;
 					}
 					else {
+						if (redisKillBetween(run.startAt, runs.get(i + 1).startAt)) {
+							this.aroundRedisKills++;
+						}
 						String why = (stop == null) ? "its worker process was not stopped"
 								: (stop.killed() ? "its worker was SIGKILLed at " + stop.at()
 										+ " but Redis had not left the job under its lease"
@@ -464,19 +484,10 @@ public final class TrialReport {
 			}
 		}
 
-		/**
-		 * A Redis outage between two runs long enough for a lease to run out: extensions come every
-		 * third of a lease, so a lease has at least two thirds left when Redis goes away; half a
-		 * lease leaves room for a late extension.
-		 */
-		private @Nullable Fault longOutage(long from, long to) {
-			for (Fault fault : this.faults) {
-				if (fault.kind().equals(TrialEvents.REDIS_KILL) && fault.overlaps(from, to)
-						&& fault.end() - fault.start() >= this.lease.toMillis() / 2) {
-					return fault;
-				}
-			}
-			return null;
+		/** Whether a Redis SIGKILL (until Redis answered again) overlaps the time between two runs. */
+		private boolean redisKillBetween(long from, long to) {
+			return this.faults.stream()
+				.anyMatch((fault) -> fault.kind().equals(TrialEvents.REDIS_KILL) && fault.overlaps(from, to));
 		}
 
 		private String faultsAround(long from, long to) {
@@ -525,7 +536,18 @@ public final class TrialReport {
 					+ " worker kills, " + this.workerTerms + " worker SIGTERMs, " + this.redisKills + " redis kills, "
 					+ this.scriptFlushes + " SCRIPT FLUSH, " + this.clientKills + " CLIENT KILL, lost " + this.lost
 					+ ", stuck " + this.stuck + ", dead " + this.dead + ", duplicates " + this.duplicates
-					+ ((unexplainedCount == 0) ? " (all explained)" : " (" + unexplainedCount + " unexplained)");
+					+ ((unexplainedCount == 0) ? " (all explained)" : " (" + unexplainedCount + " unexplained)")
+					+ ": " + atWorkerKills() + " at worker kills (" + perKill(atWorkerKills(), this.workerKills)
+					+ " per kill), " + this.aroundRedisKills + " around redis kills ("
+					+ perKill(this.aroundRedisKills, this.redisKills) + " per kill)";
+		}
+
+		int atWorkerKills() {
+			return this.explained.get(KILLED_RUNNING) + this.explained.get(KILLED_BEFORE_ACK);
+		}
+
+		private static String perKill(int duplicates, int kills) {
+			return (kills == 0) ? "-" : String.format(Locale.ROOT, "%.1f", (double) duplicates / kills);
 		}
 
 		String details() {
@@ -538,6 +560,16 @@ public final class TrialReport {
 				.append('\n');
 			out.append("  duplicates explained:\n");
 			this.explained.forEach((cause, count) -> out.append("    ").append(count).append("  ").append(cause).append('\n'));
+			out.append("  duplicates per worker SIGKILL (running at the kill + cut off before the acknowledgement): ");
+			List<String> kills = new ArrayList<>();
+			for (WorkerStop stop : this.stops) {
+				if (stop.killed()) {
+					int[] counts = this.perKill.getOrDefault(stop.worker() + "/" + stop.incarnation(), new int[2]);
+					kills.add(counts[0] + "+" + counts[1]);
+				}
+			}
+			out.append(kills.isEmpty() ? "none" : String.join(", ", kills)).append('\n');
+			out.append("  duplicates around redis SIGKILLs: ").append(this.aroundRedisKills).append('\n');
 			out.append("  jobs in flight under a SIGKILLed worker's lease: ").append(this.heldAtKills)
 				.append(", of which it had not started (reserved ahead): ").append(this.prefetchedAtKills).append('\n');
 			out.append("  jobs left in flight by a worker after SIGTERM: ").append(this.heldAfterTerm).append('\n');
