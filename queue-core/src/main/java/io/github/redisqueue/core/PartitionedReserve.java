@@ -23,11 +23,13 @@ import org.springframework.data.redis.core.script.RedisScript;
  * gets them by the complete script, and one with neither is not called.
  *
  * <p><b>In turn</b> ({@link QueueTemplate#reserveInTurn}, for fetch loops): the first round asks
- * the partition whose turn it is for all the jobs wanted, with its completions alone; the
- * completions of other partitions wait for a later call that reaches them (returned as
- * {@link Reservation#unsentCompletions()}). A busy queue then costs one call per reserve, each
- * carrying as many jobs as a queue of one partition's would, which is what lets the partitions'
- * masters each do a share of the work rather than each pay a call's fixed cost for fewer jobs.
+ * the partition whose turn it is for all the jobs wanted, with its completions; the completions
+ * of the other partitions go to theirs by the complete script in the same round (sent together,
+ * so one round trip), never held back for a later turn: a completion that waited for its
+ * partition's turn would wait up to P reserves, longer than a lease on a busy container. A busy
+ * queue then costs one reserve call per reserve, each carrying as many jobs as a queue of one
+ * partition's would, which is what lets the partitions' masters each do a share of the work
+ * rather than each pay a call's fixed cost for fewer jobs.
  *
  * <p>Either way the turn moves on with every reserve, so that every partition comes first in
  * turn once in every P reserves and none is served ahead of another over time. Partitions that
@@ -117,7 +119,7 @@ final class PartitionedReserve {
 				int share = (firstRound && this.inTurn) ? ((i == 0) ? remaining : 0)
 						: remaining / n + ((i < remaining % n) ? 1 : 0);
 				List<JobRef> acksOf = acks.get(p);
-				if (share == 0 && (acksOf.isEmpty() || !firstRound || this.inTurn)) {
+				if (share == 0 && (acksOf.isEmpty() || !firstRound)) {
 					continue;
 				}
 				called.add(p);
@@ -168,7 +170,7 @@ final class PartitionedReserve {
 			}
 			firstRound = false;
 		}
-		// completions of partitions no call reached wait for a later call
+		// completions of partitions left out (they failed to answer lately) wait for a later call
 		acks.forEach(merged.unsent::addAll);
 		if (answered == 0 && lastFailure != null) {
 			throw lastFailure;

@@ -22,9 +22,8 @@ import org.jspecify.annotations.Nullable;
  * @param serverTime the Redis server clock when the call ran; compare {@code nextDue} with it, not
  * with this JVM's clock
  * @param unsentCompletions completions given to the call that it did not record, on a partitioned
- * queue: those of a partition that did not answer while others did (their fate is unknown), and
- * with {@link QueueTemplate#reserveInTurn} those of partitions the call did not reach; send them
- * with a later call (a recorded one then comes back as missing); always empty for a queue of one
+ * queue: those of a partition that did not answer while others did (their fate is unknown), or
+ * that reserves leave out for a moment after it failed to answer; send them with a later call (a recorded one then comes back as missing); always empty for a queue of one
  * partition, whose call fails as a whole
  * @param rateLimitedUntil when the queue's rate limit (see {@link RateLimit}) made the call hand out
  * fewer jobs than asked while more were ready, the time its next hand-out is due (Redis clock):

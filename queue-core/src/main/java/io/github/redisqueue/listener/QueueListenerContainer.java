@@ -220,7 +220,7 @@ public class QueueListenerContainer implements SmartLifecycle {
 		// also in AT_MOST_ONCE, where a job stops being extended once it is completed at its start
 		Duration every = this.options.leaseExtensionInterval();
 		scheduler.scheduleWithFixedDelay(
-				new LeaseKeeper(this.template, this.queue, this.options.lease(), loop::runningJobs),
+				new LeaseKeeper(this.template, this.queue, this.options.lease(), loop::runningJobs, acks::unconfirmed),
 				Instant.now().plus(every), every);
 		// completions a failed call left behind go out with the fetch loop's next reserve; this
 		// sends them when the loop does not carry them (it blocks, or it stopped)

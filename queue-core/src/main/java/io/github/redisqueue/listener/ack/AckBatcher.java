@@ -3,6 +3,8 @@ package io.github.redisqueue.listener.ack;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
@@ -36,6 +38,10 @@ public final class AckBatcher {
 
 	private final ConcurrentLinkedQueue<JobRef> pending = new ConcurrentLinkedQueue<>();
 
+	// every completion not answered by Redis yet (pending, or in a call under way): the lease
+	// keeper extends their leases until their completions land
+	private final Set<JobRef> unconfirmed = ConcurrentHashMap.newKeySet();
+
 	private final ReentrantLock flushLock = new ReentrantLock();
 
 	private volatile boolean sentWithReserve;
@@ -56,6 +62,7 @@ public final class AckBatcher {
 	 * @param job the job
 	 */
 	public void complete(JobRef job) {
+		this.unconfirmed.add(job);
 		this.pending.add(job);
 		if (!this.sentWithReserve) {
 			flushIfIdle();
@@ -94,7 +101,33 @@ public final class AckBatcher {
 	 * @param jobs the acknowledgements
 	 */
 	public void putBack(Collection<JobRef> jobs) {
+		this.unconfirmed.addAll(jobs);
 		this.pending.addAll(jobs);
+	}
+
+	/**
+	 * The fetch loop's reserve that carried acknowledgements was answered: those it recorded are
+	 * confirmed, those it did not (a partition that did not answer) are kept to send again.
+	 * @param sent the acknowledgements the reserve carried
+	 * @param unsent those of them it did not record
+	 */
+	public void sent(Collection<JobRef> sent, Collection<JobRef> unsent) {
+		for (JobRef job : sent) {
+			this.unconfirmed.remove(job);
+		}
+		if (!unsent.isEmpty()) {
+			putBack(unsent);
+		}
+	}
+
+	/**
+	 * The acknowledgements Redis has not answered yet: pending, or carried by a call under way.
+	 * Their jobs are finished but still leased, and their leases are kept (extended) until the
+	 * acknowledgements land, so a slow or failing call never lets such a job run again.
+	 * @return a live view of them
+	 */
+	public Collection<JobRef> unconfirmed() {
+		return this.unconfirmed;
 	}
 
 	/**
@@ -175,6 +208,9 @@ public final class AckBatcher {
 				logger.debug("Could not send {} completions of queue '{}' again; kept", batch.size(), this.queue, ex);
 			}
 			return false;
+		}
+		for (JobRef job : batch) {
+			this.unconfirmed.remove(job);
 		}
 		int failures = this.failedSends.getAndSet(0);
 		if (failures > 0) {

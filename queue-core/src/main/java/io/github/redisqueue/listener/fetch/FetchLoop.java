@@ -270,11 +270,9 @@ public final class FetchLoop implements Runnable {
 				}
 				throw ex;
 			}
-			if (!reservation.unsentCompletions().isEmpty()) {
-				// of partitions this call did not reach or that did not answer: sent with a later
-				// call, or by the acknowledgements' own flush before the loop waits
-				this.acks.putBack(reservation.unsentCompletions());
-			}
+			// those of partitions that did not answer are kept: sent with a later call, or by the
+			// acknowledgements' own flush
+			this.acks.sent(completions, reservation.unsentCompletions());
 			if (reservation.refusedCompletions() > 0) {
 				logger.warn("{} completions of queue '{}' refused: their leases ran out and someone else reserved "
 						+ "those jobs since (they run again there)", reservation.refusedCompletions(), this.queue);
