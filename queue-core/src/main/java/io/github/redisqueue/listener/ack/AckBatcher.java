@@ -1,5 +1,6 @@
 package io.github.redisqueue.listener.ack;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -7,30 +8,46 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.redisqueue.core.AckResult;
 import io.github.redisqueue.core.JobRef;
 import io.github.redisqueue.core.QueueOperations;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Group commit of completions. A finished job's acknowledgement joins a queue. While the fetch
  * loop is running it takes the pending acknowledgements along with its next reserve (one script
- * call finishes and fetches); while the loop is blocked on an empty queue, whichever handler
- * thread finds no flush under way sends everything pending in one call. Under load many jobs
- * share a call; when idle each acknowledgement goes out at once. Acknowledgements of a call that
- * failed are kept and sent again with the next call until Redis answers (a resent one that Redis
- * did record is answered as gone, one whose job was reserved again since is refused by its
- * token). They stay bounded: while Redis does not answer no new jobs are reserved, so at most
- * {@code concurrency + prefetch} jobs, plus what finishes meanwhile, wait here.
+ * call finishes and fetches), but an acknowledgement never waits for a reserve longer than
+ * {@link #MAX_DELAY}: by then a timer thread sends everything pending in one call (per
+ * partition). While the loop is blocked on an empty queue, whichever handler thread finds no
+ * flush under way sends everything pending at once. Under load many jobs share a call; when idle
+ * each acknowledgement goes out at once. Acknowledgements of a call that failed are kept and sent
+ * again with the next call until Redis answers (a resent one that Redis did record is answered as
+ * gone, one whose job was reserved again since is refused by its token); meanwhile the lease
+ * keeper extends their jobs' leases ({@link #unconfirmed()}). They stay bounded: while Redis does
+ * not answer no new jobs are reserved, so at most {@code concurrency + prefetch} jobs, plus what
+ * finishes meanwhile, wait here.
  */
 public final class AckBatcher {
 
 	private static final Logger logger = LoggerFactory.getLogger(AckBatcher.class);
 
 	private static final int MAX_BATCH = 1000;
+
+	/**
+	 * The longest a finished job's acknowledgement waits for a reserve of the fetch loop to carry
+	 * it before it is sent on its own. Longer would let more acknowledgements share a call when
+	 * the loop is slow, but a worker that dies meanwhile has finished jobs that run again (their
+	 * acknowledgements were not sent): this bounds that window.
+	 */
+	public static final Duration MAX_DELAY = Duration.ofMillis(5);
+
+	private static final long NOT_ARMED = Long.MIN_VALUE;
 
 	private final QueueOperations operations;
 
@@ -48,17 +65,39 @@ public final class AckBatcher {
 
 	private final AtomicInteger failedSends = new AtomicInteger();
 
+	// when (System.nanoTime) the timer sends what is pending, or NOT_ARMED
+	private final AtomicLong sendAt = new AtomicLong(NOT_ARMED);
+
+	private final String timerName;
+
+	// started with the first acknowledgement that has to wait for a reserve; guarded by this
+	private @Nullable Thread timer;
+
+	private volatile boolean closed;
+
 	/**
 	 * @param operations the engine
 	 * @param queue the queue name
 	 */
 	public AckBatcher(QueueOperations operations, String queue) {
-		this.operations = operations;
-		this.queue = queue;
+		this(operations, queue, "queue-acks-" + queue);
 	}
 
 	/**
-	 * Acknowledge a job: it is sent now, or with the flush under way.
+	 * @param operations the engine
+	 * @param queue the queue name
+	 * @param timerName the name of the thread that sends acknowledgements no reserve took within
+	 * {@link #MAX_DELAY}
+	 */
+	public AckBatcher(QueueOperations operations, String queue, String timerName) {
+		this.operations = operations;
+		this.queue = queue;
+		this.timerName = timerName;
+	}
+
+	/**
+	 * Acknowledge a job: it is sent now when the fetch loop does not send it, else with the loop's
+	 * next reserve or, if none took it within {@link #MAX_DELAY}, on its own then.
 	 * @param job the job
 	 */
 	public void complete(JobRef job) {
@@ -66,6 +105,65 @@ public final class AckBatcher {
 		this.pending.add(job);
 		if (!this.sentWithReserve) {
 			flushIfIdle();
+		}
+		else {
+			arm();
+		}
+	}
+
+	/** Make sure the timer sends what is pending within {@link #MAX_DELAY} from now. */
+	private void arm() {
+		if (this.sendAt.compareAndSet(NOT_ARMED, System.nanoTime() + MAX_DELAY.toNanos())) {
+			Thread thread = timer();
+			if (thread != null) {
+				LockSupport.unpark(thread);
+			}
+		}
+	}
+
+	private synchronized @Nullable Thread timer() {
+		if (this.timer == null && !this.closed) {
+			Thread thread = new Thread(this::sendWhenDue, this.timerName);
+			thread.setDaemon(true);
+			thread.start();
+			this.timer = thread;
+		}
+		return this.timer;
+	}
+
+	/** The timer: whenever armed, wait until due, then send everything pending. */
+	private void sendWhenDue() {
+		while (!this.closed) {
+			long due = this.sendAt.get();
+			if (due == NOT_ARMED) {
+				LockSupport.park(this);
+				continue;
+			}
+			long left = due - System.nanoTime();
+			if (left > 0) {
+				LockSupport.parkNanos(this, left);
+				continue;
+			}
+			if (this.sendAt.compareAndSet(due, NOT_ARMED)) {
+				// a failed call keeps them for the next one: the loop's next reserve, the next
+				// acknowledgement's timer, or the periodic resend
+				flushIfIdle();
+			}
+		}
+	}
+
+	/**
+	 * Stop the timer (after the last flush): acknowledgements still pending are sent by
+	 * {@link #flush()} only.
+	 */
+	public void close() {
+		this.closed = true;
+		Thread thread;
+		synchronized (this) {
+			thread = this.timer;
+		}
+		if (thread != null) {
+			LockSupport.unpark(thread);
 		}
 	}
 
@@ -79,6 +177,9 @@ public final class AckBatcher {
 		if (!sentWithReserve) {
 			flushIfIdle();
 		}
+		else if (!this.pending.isEmpty()) {
+			arm();
+		}
 	}
 
 	/**
@@ -86,6 +187,17 @@ public final class AckBatcher {
 	 * @return the pending acknowledgements, at most 1,000
 	 */
 	public List<JobRef> drain() {
+		// what is added from now on arms the timer again
+		this.sendAt.set(NOT_ARMED);
+		List<JobRef> batch = take();
+		if (!this.pending.isEmpty() && this.sentWithReserve) {
+			// more than one call takes: the rest must not wait longer
+			arm();
+		}
+		return batch;
+	}
+
+	private List<JobRef> take() {
 		List<JobRef> batch = new ArrayList<>();
 		JobRef next;
 		while (batch.size() < MAX_BATCH && (next = this.pending.poll()) != null) {
@@ -188,7 +300,7 @@ public final class AckBatcher {
 	}
 
 	private boolean send() {
-		List<JobRef> batch = drain();
+		List<JobRef> batch = take();
 		if (batch.isEmpty()) {
 			return true;
 		}
