@@ -109,6 +109,8 @@ final class PartitionedReserve {
 			List<Integer> called = new ArrayList<>();
 			// per call, the jobs asked of its partition; -1 for a call that only completes
 			List<Integer> shares = new ArrayList<>();
+			// per call, how many of its jobs start at once (the others are marked as reserved ahead)
+			List<Integer> starts = new ArrayList<>();
 			List<List<JobRef>> sent = new ArrayList<>();
 			List<RedisScript<?>> calls = new ArrayList<>();
 			List<QueueKeys> keys = new ArrayList<>();
@@ -129,6 +131,7 @@ final class PartitionedReserve {
 				if (share == 0) {
 					// nothing to take there this time: its completions alone, by the cheaper script
 					shares.add(-1);
+					starts.add(0);
 					calls.add(scripts.complete());
 					args.add(this.template.completeArgs(acksOf));
 					continue;
@@ -136,6 +139,7 @@ final class PartitionedReserve {
 				int start = Math.min(startLeft, share);
 				startLeft -= start;
 				shares.add(share);
+				starts.add(start);
 				calls.add(scripts.reserve());
 				// a partitioned queue has no rate limit (QueueSettings refuses one)
 				args.add(this.template.reserveArgs(share, lease, workerId, acksOf, maxAttempts, start, null));
@@ -150,6 +154,8 @@ final class PartitionedReserve {
 					this.template.partitioning().skip(this.parts[p], SKIP);
 					candidates.remove((Integer) p);
 					merged.unsent.addAll(sent.get(i));
+					// the threads it would have started are left for the next round
+					startLeft += starts.get(i);
 					logger.debug("Partition {} of queue '{}' did not answer a reserve", this.parts[p].name(), this.queue,
 							failure);
 					continue;
@@ -160,9 +166,11 @@ final class PartitionedReserve {
 					continue;
 				}
 				Reservation part = this.template.reserved(this.queue, this.parts[p], ScriptReplies.reservation(this.queue,
-						each.reply(i), (raw) -> this.template.headers(this.queue, raw)));
+						each.reply(i), (raw) -> this.template.headers(this.queue, raw))).aheadFrom(starts.get(i));
 				merged.add(part);
 				int got = part.jobs().size();
+				// a partition that came up short started fewer: those threads are left for the next round
+				startLeft += starts.get(i) - Math.min(starts.get(i), got);
 				remaining -= got;
 				if (got < shares.get(i)) {
 					candidates.remove((Integer) p);
@@ -188,6 +196,8 @@ final class PartitionedReserve {
 		final List<ReservedJob> jobs = new ArrayList<>();
 
 		final List<JobRef> unsent = new ArrayList<>();
+
+		final List<String> ahead = new ArrayList<>();
 
 		@Nullable Instant nextDue;
 
@@ -216,6 +226,7 @@ final class PartitionedReserve {
 
 		void add(Reservation part) {
 			this.jobs.addAll(part.jobs());
+			this.ahead.addAll(part.reservedAhead());
 			if (part.nextDue() != null && (this.nextDue == null || part.nextDue().isBefore(this.nextDue))) {
 				this.nextDue = part.nextDue();
 			}
@@ -230,7 +241,7 @@ final class PartitionedReserve {
 
 		Reservation reservation() {
 			return new Reservation(List.copyOf(this.jobs), this.nextDue, this.reclaimed, this.expired, this.refused,
-					this.missing, this.serverTime, List.copyOf(this.unsent));
+					this.missing, this.serverTime, List.copyOf(this.unsent), null, List.copyOf(this.ahead));
 		}
 
 	}

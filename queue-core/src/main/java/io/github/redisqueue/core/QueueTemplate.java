@@ -443,7 +443,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 			ScriptReplies.ReserveReply reply = ScriptReplies.reservation(queue, this.executor
 				.run(this.executor.scripts().reserve(), parts[0], reserveArgs(max, lease, workerId, completions,
 						maxAttempts, startNow, this.settings.rateLimit(queue))), (raw) -> headers(queue, raw));
-			reservation = reserved(queue, parts[0], reply);
+			reservation = reserved(queue, parts[0], reply).aheadFrom(startNow);
 		}
 		else {
 			register(parts[0]);
@@ -475,7 +475,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 
 	/** The arguments of one call of the complete script. */
 	List<byte[]> completeArgs(Collection<JobRef> jobs) {
-		return ScriptArgs.refArgs(encodeNumber(this.settings.completedRetention().toMillis()), jobs);
+		return ScriptArgs.completeArgs(encodeNumber(this.settings.completedRetention().toMillis()), List.of(), jobs);
 	}
 
 	/**

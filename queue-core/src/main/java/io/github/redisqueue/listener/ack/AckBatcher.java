@@ -14,7 +14,10 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.redisqueue.core.AckResult;
 import io.github.redisqueue.core.JobRef;
+import io.github.redisqueue.core.JobStarts;
 import io.github.redisqueue.core.QueueOperations;
+import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.listener.fetch.RunningJob;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,6 +68,16 @@ public final class AckBatcher {
 
 	private final AtomicInteger failedSends = new AtomicInteger();
 
+	private static final Duration RETRY_FIRST = Duration.ofMillis(10);
+
+	private static final Duration RETRY_MAX = Duration.ofSeconds(1);
+
+	// null when the engine cannot record starts (not a QueueTemplate): starts are not recorded
+	private final @Nullable JobStarts starts;
+
+	// starts of jobs reserved ahead to record with the next call
+	private final ConcurrentLinkedQueue<StartMark> marks = new ConcurrentLinkedQueue<>();
+
 	// when (System.nanoTime) the timer sends what is pending, or NOT_ARMED
 	private final AtomicLong sendAt = new AtomicLong(NOT_ARMED);
 
@@ -93,6 +106,7 @@ public final class AckBatcher {
 		this.operations = operations;
 		this.queue = queue;
 		this.timerName = timerName;
+		this.starts = (operations instanceof QueueTemplate template) ? new JobStarts(template) : null;
 	}
 
 	/**
@@ -299,18 +313,85 @@ public final class AckBatcher {
 		return this.pending.size();
 	}
 
+	/**
+	 * Record in Redis that a job reserved ahead starts, before its handler runs, so that losing
+	 * it from now on counts against its max attempts (a job only reserved ahead counts under a
+	 * wider limit). One call records the starts of every thread starting such a job at once,
+	 * together with the acknowledgements pending. A call that fails is tried again (its lease is
+	 * still extended meanwhile) until the start is recorded or the lease is lost or given up.
+	 * @param job the job about to start
+	 * @return whether it may run: {@code false} when its lease was lost or given up meanwhile
+	 */
+	public boolean recordStart(RunningJob job) {
+		if (this.starts == null) {
+			return true;
+		}
+		long pause = RETRY_FIRST.toNanos();
+		while (!job.isLost()) {
+			StartMark mark = new StartMark(job.job().ref());
+			this.marks.add(mark);
+			this.flushLock.lock();
+			try {
+				if (mark.result == null) {
+					send();
+				}
+			}
+			finally {
+				this.flushLock.unlock();
+			}
+			AckResult result = mark.result;
+			if (result == AckResult.OK) {
+				return true;
+			}
+			if (result != null) {
+				if (job.loseLease()) {
+					logger.warn("Job {} of queue '{}' does not run here: its lease was lost before it started ({})",
+							job.job().id(), this.queue, result);
+				}
+				return false;
+			}
+			// the call failed: try again shortly, unless the loop gave the job up meanwhile
+			LockSupport.parkNanos(this, pause);
+			pause = Math.min(pause * 2, RETRY_MAX.toNanos());
+			if (Thread.currentThread().isInterrupted()) {
+				return false;
+			}
+		}
+		return false;
+	}
+
 	private boolean send() {
 		List<JobRef> batch = take();
-		if (batch.isEmpty()) {
+		List<StartMark> started = new ArrayList<>();
+		StartMark mark;
+		while ((mark = this.marks.poll()) != null) {
+			started.add(mark);
+		}
+		if (batch.isEmpty() && started.isEmpty()) {
 			return true;
 		}
 		List<AckResult> results;
 		try {
-			results = this.operations.completeAll(this.queue, batch);
+			if (started.isEmpty()) {
+				results = this.operations.completeAll(this.queue, batch);
+			}
+			else {
+				JobStarts.Result both = this.starts.startAndComplete(this.queue,
+						started.stream().map(StartMark::job).toList(), batch);
+				for (int i = 0; i < started.size(); i++) {
+					started.get(i).result = both.starts().get(i);
+				}
+				results = both.completions();
+			}
 		}
 		catch (RuntimeException ex) {
-			// kept for the next call; the jobs are delivered again only if none gets through
-			// before their leases run out and someone else reserves them
+			// the starting threads try again; completions are kept for the next call: the jobs are
+			// delivered again only if none gets through before their leases run out and someone
+			// else reserves them
+			if (batch.isEmpty()) {
+				logger.debug("Could not record {} starts of queue '{}'", started.size(), this.queue, ex);
+				return false;
+			}
 			putBack(batch);
 			if (this.failedSends.getAndIncrement() == 0) {
 				logger.warn("Could not send {} completions of queue '{}'; kept and sent again with the next call",
@@ -341,6 +422,24 @@ public final class AckBatcher {
 			}
 		}
 		return true;
+	}
+
+	/** A start to record, and what Redis answered ({@code null} until then, and after a failed call). */
+	private static final class StartMark {
+
+		private final JobRef job;
+
+		// written by the sending thread under the flush lock, read after taking it
+		volatile @Nullable AckResult result;
+
+		StartMark(JobRef job) {
+			this.job = job;
+		}
+
+		JobRef job() {
+			return this.job;
+		}
+
 	}
 
 }

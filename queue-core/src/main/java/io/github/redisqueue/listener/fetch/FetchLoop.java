@@ -3,7 +3,9 @@ package io.github.redisqueue.listener.fetch;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -133,7 +135,7 @@ public final class FetchLoop implements Runnable {
 		this.executor = executor;
 		this.handler = handler;
 		this.acks = acks;
-		this.slots = new JobSlots(options.concurrency(), options.prefetch());
+		this.slots = new JobSlots(options.concurrency(), options.prefetch(), acks::recordStart);
 		this.maxAttempts = (options.maxAttempts() != null) ? options.maxAttempts() : 0;
 		this.outageLog = new FetchFailureLog(queue, options.pollInterval());
 		Duration halfLease = options.lease().dividedBy(2);
@@ -287,9 +289,11 @@ public final class FetchLoop implements Runnable {
 			this.nextDue = reservation.nextDue();
 			this.rateLimitedUntil = reservation.rateLimitedUntil();
 			List<ReservedJob> jobs = reservation.jobs();
+			Set<String> ahead = reservation.reservedAhead().isEmpty() ? Set.of()
+					: new HashSet<>(reservation.reservedAhead());
 			for (int i = 0; i < jobs.size(); i++) {
 				try {
-					dispatch(jobs.get(i));
+					dispatch(jobs.get(i), ahead.contains(jobs.get(i).id()));
 				}
 				catch (RuntimeException | Error ex) {
 					giveBack(jobs.subList(i + 1, jobs.size()).stream().map(ReservedJob::ref).toList(), false,
@@ -337,8 +341,8 @@ public final class FetchLoop implements Runnable {
 				|| System.nanoTime() - this.lastReserve >= this.reclaimEvery.toNanos();
 	}
 
-	private void dispatch(ReservedJob job) {
-		RunningJob running = this.slots.hold(job);
+	private void dispatch(ReservedJob job, boolean ahead) {
+		RunningJob running = this.slots.hold(job, ahead);
 		try {
 			this.executor.execute(() -> this.slots.run(running, this.handler));
 		}
