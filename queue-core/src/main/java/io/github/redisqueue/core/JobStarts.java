@@ -5,6 +5,8 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
@@ -33,9 +35,11 @@ public final class JobStarts {
 	 * @param started jobs reserved ahead whose handlers start now
 	 * @param completions jobs to complete
 	 * @return per started job {@link AckResult#OK} when recorded (it is held under its token), else
-	 * why not; per completion its result as {@link QueueOperations#completeAll} gives it
-	 * @throws RuntimeException when a partition's call failed (nothing of the others is lost: a
-	 * resent completion is answered as done, a resent start is recorded again)
+	 * why not; per completion its result as {@link QueueOperations#completeAll} gives it; both
+	 * {@code null} where the call of its partition failed (a partition whose master is failing
+	 * over does not hold up the others: send those again, a resent completion is answered as
+	 * done, a resent start is recorded again)
+	 * @throws RuntimeException when no partition's call answered
 	 */
 	public Result startAndComplete(String queue, Collection<JobRef> started, Collection<JobRef> completions) {
 		QueueKeys[] parts = this.template.partitions(queue);
@@ -62,9 +66,11 @@ public final class JobStarts {
 		List<AckResult> startResults = new ArrayList<>(Collections.nCopies(starts.size(), null));
 		List<AckResult> ackResults = new ArrayList<>(Collections.nCopies(acks.size(), null));
 		RuntimeException failure = null;
+		int failures = 0;
 		for (int i = 0; i < called.size(); i++) {
 			if (each.failures()[i] != null) {
 				failure = each.failures()[i];
+				failures++;
 				continue;
 			}
 			int p = called.get(i);
@@ -80,10 +86,10 @@ public final class JobStarts {
 			}
 			this.template.record(queue, JobOutcome.COMPLETED, ScriptReplies.acknowledged(raw.subList(s.size(), raw.size())));
 		}
-		if (failure != null) {
+		if (failure != null && failures == called.size()) {
 			throw failure;
 		}
-		return new Result(startResults, ackResults);
+		return new Result(startResults, ackResults, failure);
 	}
 
 	private List<List<Integer>> positions(List<JobRef> jobs, int count) {
@@ -99,10 +105,13 @@ public final class JobStarts {
 
 	/**
 	 * What one call recorded.
-	 * @param starts per started job: {@link AckResult#OK} recorded, else not held under its token
-	 * @param completions per completion, its result
+	 * @param starts per started job: {@link AckResult#OK} recorded, else not held under its token;
+	 * {@code null} where its partition's call failed
+	 * @param completions per completion, its result; {@code null} where its partition's call failed
+	 * @param failure a failure of some partition's call, if any
 	 */
-	public record Result(List<AckResult> starts, List<AckResult> completions) {
+	public record Result(List<@Nullable AckResult> starts, List<@Nullable AckResult> completions,
+			@Nullable RuntimeException failure) {
 	}
 
 }

@@ -68,10 +68,6 @@ public final class AckBatcher {
 
 	private final AtomicInteger failedSends = new AtomicInteger();
 
-	private static final Duration RETRY_FIRST = Duration.ofMillis(10);
-
-	private static final Duration RETRY_MAX = Duration.ofSeconds(1);
-
 	// null when the engine cannot record starts (not a QueueTemplate): starts are not recorded
 	private final @Nullable JobStarts starts;
 
@@ -317,47 +313,42 @@ public final class AckBatcher {
 	 * Record in Redis that a job reserved ahead starts, before its handler runs, so that losing
 	 * it from now on counts against its max attempts (a job only reserved ahead counts under a
 	 * wider limit). One call records the starts of every thread starting such a job at once,
-	 * together with the acknowledgements pending. A call that fails is tried again (its lease is
-	 * still extended meanwhile) until the start is recorded or the lease is lost or given up.
+	 * together with the acknowledgements pending. When Redis does not answer that call the job
+	 * runs anyway (its loss would still count under the wider limit).
 	 * @param job the job about to start
 	 * @return whether it may run: {@code false} when its lease was lost or given up meanwhile
 	 */
 	public boolean recordStart(RunningJob job) {
-		if (this.starts == null) {
+		if (this.starts == null || job.isLost()) {
+			return !job.isLost();
+		}
+		StartMark mark = new StartMark(job.job().ref());
+		this.marks.add(mark);
+		this.flushLock.lock();
+		try {
+			if (mark.result == null) {
+				send();
+			}
+		}
+		finally {
+			this.flushLock.unlock();
+		}
+		AckResult result = mark.result;
+		if (result == null) {
+			// its partition did not answer: the job runs (holding a thread until that partition is
+			// back would stall the others), and a loss of it still counts under the wider limit
+			logger.debug("Start of job {} of queue '{}' not recorded: its partition did not answer", job.job().id(),
+					this.queue);
 			return true;
 		}
-		long pause = RETRY_FIRST.toNanos();
-		while (!job.isLost()) {
-			StartMark mark = new StartMark(job.job().ref());
-			this.marks.add(mark);
-			this.flushLock.lock();
-			try {
-				if (mark.result == null) {
-					send();
-				}
+		if (result != AckResult.OK) {
+			if (job.loseLease()) {
+				logger.warn("Job {} of queue '{}' does not run here: its lease was lost before it started ({})",
+						job.job().id(), this.queue, result);
 			}
-			finally {
-				this.flushLock.unlock();
-			}
-			AckResult result = mark.result;
-			if (result == AckResult.OK) {
-				return true;
-			}
-			if (result != null) {
-				if (job.loseLease()) {
-					logger.warn("Job {} of queue '{}' does not run here: its lease was lost before it started ({})",
-							job.job().id(), this.queue, result);
-				}
-				return false;
-			}
-			// the call failed: try again shortly, unless the loop gave the job up meanwhile
-			LockSupport.parkNanos(this, pause);
-			pause = Math.min(pause * 2, RETRY_MAX.toNanos());
-			if (Thread.currentThread().isInterrupted()) {
-				return false;
-			}
+			return false;
 		}
-		return false;
+		return true;
 	}
 
 	private boolean send() {
@@ -381,7 +372,25 @@ public final class AckBatcher {
 				for (int i = 0; i < started.size(); i++) {
 					started.get(i).result = both.starts().get(i);
 				}
-				results = both.completions();
+				if (both.failure() != null) {
+					// a partition that did not answer: its completions are kept, the others are done
+					List<JobRef> kept = new ArrayList<>();
+					List<JobRef> done = new ArrayList<>();
+					for (int i = 0; i < batch.size(); i++) {
+						AckResult result = both.completions().get(i);
+						if (result == null) {
+							kept.add(batch.get(i));
+						}
+						else {
+							done.add(batch.get(i));
+						}
+					}
+					putBack(kept);
+					logger.debug("Could not send {} completions of queue '{}' to a partition; kept", kept.size(),
+							this.queue, both.failure());
+					batch = done;
+				}
+				results = both.completions().stream().filter((result) -> result != null).toList();
 			}
 		}
 		catch (RuntimeException ex) {

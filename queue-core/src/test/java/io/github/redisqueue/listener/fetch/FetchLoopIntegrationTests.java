@@ -153,9 +153,13 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 		}
 		finally {
 			handOff.countDown();
+		}
+		try {
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.admin.counts(QUEUE).total("completed") == 2);
+		}
+		finally {
 			loop.drain(Duration.ofSeconds(5));
 		}
-		assertThat(this.admin.counts(QUEUE).total("completed")).isEqualTo(2);
 	}
 
 	@Test
