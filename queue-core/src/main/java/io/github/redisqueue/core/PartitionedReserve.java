@@ -23,11 +23,13 @@ import org.springframework.data.redis.core.script.RedisScript;
  * gets them by the complete script, and one with neither is not called.
  *
  * <p><b>In turn</b> ({@link QueueTemplate#reserveInTurn}, for fetch loops): the first round asks
- * the partition whose turn it is for all the jobs wanted, with its completions alone; the
- * completions of other partitions wait for a later call that reaches them (returned as
- * {@link Reservation#unsentCompletions()}). A busy queue then costs one call per reserve, each
- * carrying as many jobs as a queue of one partition's would, which is what lets the partitions'
- * masters each do a share of the work rather than each pay a call's fixed cost for fewer jobs.
+ * the partition whose turn it is for all the jobs wanted, with its completions; the completions
+ * of the other partitions go to theirs by the complete script in the same round (sent together,
+ * so one round trip), never held back for a later turn: a completion that waited for its
+ * partition's turn would wait up to P reserves, longer than a lease on a busy container. A busy
+ * queue then costs one reserve call per reserve, each carrying as many jobs as a queue of one
+ * partition's would, which is what lets the partitions' masters each do a share of the work
+ * rather than each pay a call's fixed cost for fewer jobs.
  *
  * <p>Either way the turn moves on with every reserve, so that every partition comes first in
  * turn once in every P reserves and none is served ahead of another over time. Partitions that
@@ -107,6 +109,8 @@ final class PartitionedReserve {
 			List<Integer> called = new ArrayList<>();
 			// per call, the jobs asked of its partition; -1 for a call that only completes
 			List<Integer> shares = new ArrayList<>();
+			// per call, how many of its jobs start at once (the others are marked as reserved ahead)
+			List<Integer> starts = new ArrayList<>();
 			List<List<JobRef>> sent = new ArrayList<>();
 			List<RedisScript<?>> calls = new ArrayList<>();
 			List<QueueKeys> keys = new ArrayList<>();
@@ -117,7 +121,7 @@ final class PartitionedReserve {
 				int share = (firstRound && this.inTurn) ? ((i == 0) ? remaining : 0)
 						: remaining / n + ((i < remaining % n) ? 1 : 0);
 				List<JobRef> acksOf = acks.get(p);
-				if (share == 0 && (acksOf.isEmpty() || !firstRound || this.inTurn)) {
+				if (share == 0 && (acksOf.isEmpty() || !firstRound)) {
 					continue;
 				}
 				called.add(p);
@@ -127,6 +131,7 @@ final class PartitionedReserve {
 				if (share == 0) {
 					// nothing to take there this time: its completions alone, by the cheaper script
 					shares.add(-1);
+					starts.add(0);
 					calls.add(scripts.complete());
 					args.add(this.template.completeArgs(acksOf));
 					continue;
@@ -134,6 +139,7 @@ final class PartitionedReserve {
 				int start = Math.min(startLeft, share);
 				startLeft -= start;
 				shares.add(share);
+				starts.add(start);
 				calls.add(scripts.reserve());
 				// a partitioned queue has no rate limit (QueueSettings refuses one)
 				args.add(this.template.reserveArgs(share, lease, workerId, acksOf, maxAttempts, start, null));
@@ -148,6 +154,8 @@ final class PartitionedReserve {
 					this.template.partitioning().skip(this.parts[p], SKIP);
 					candidates.remove((Integer) p);
 					merged.unsent.addAll(sent.get(i));
+					// the threads it would have started are left for the next round
+					startLeft += starts.get(i);
 					logger.debug("Partition {} of queue '{}' did not answer a reserve", this.parts[p].name(), this.queue,
 							failure);
 					continue;
@@ -158,9 +166,11 @@ final class PartitionedReserve {
 					continue;
 				}
 				Reservation part = this.template.reserved(this.queue, this.parts[p], ScriptReplies.reservation(this.queue,
-						each.reply(i), (raw) -> this.template.headers(this.queue, raw)));
+						each.reply(i), (raw) -> this.template.headers(this.queue, raw))).aheadFrom(starts.get(i));
 				merged.add(part);
 				int got = part.jobs().size();
+				// a partition that came up short started fewer: those threads are left for the next round
+				startLeft += starts.get(i) - Math.min(starts.get(i), got);
 				remaining -= got;
 				if (got < shares.get(i)) {
 					candidates.remove((Integer) p);
@@ -168,7 +178,7 @@ final class PartitionedReserve {
 			}
 			firstRound = false;
 		}
-		// completions of partitions no call reached wait for a later call
+		// completions of partitions left out (they failed to answer lately) wait for a later call
 		acks.forEach(merged.unsent::addAll);
 		if (answered == 0 && lastFailure != null) {
 			throw lastFailure;
@@ -186,6 +196,8 @@ final class PartitionedReserve {
 		final List<ReservedJob> jobs = new ArrayList<>();
 
 		final List<JobRef> unsent = new ArrayList<>();
+
+		final List<String> ahead = new ArrayList<>();
 
 		@Nullable Instant nextDue;
 
@@ -214,6 +226,7 @@ final class PartitionedReserve {
 
 		void add(Reservation part) {
 			this.jobs.addAll(part.jobs());
+			this.ahead.addAll(part.reservedAhead());
 			if (part.nextDue() != null && (this.nextDue == null || part.nextDue().isBefore(this.nextDue))) {
 				this.nextDue = part.nextDue();
 			}
@@ -228,7 +241,7 @@ final class PartitionedReserve {
 
 		Reservation reservation() {
 			return new Reservation(List.copyOf(this.jobs), this.nextDue, this.reclaimed, this.expired, this.refused,
-					this.missing, this.serverTime, List.copyOf(this.unsent));
+					this.missing, this.serverTime, List.copyOf(this.unsent), null, List.copyOf(this.ahead));
 		}
 
 	}

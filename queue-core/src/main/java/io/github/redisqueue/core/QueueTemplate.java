@@ -404,13 +404,12 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	/**
 	 * Like {@link #reserveBatch(String, int, Duration, String, Collection, int, int)}, for a fetch
 	 * loop that sends completions with its reserves. On a partitioned queue it asks the partition
-	 * whose turn it is for all the jobs wanted, with that partition's completions alone, and asks
-	 * the others only when that partition comes up short: a busy queue costs one call per reserve.
-	 * The completions of the partitions it did not reach come back as
-	 * {@link Reservation#unsentCompletions()}: send them with a later call (the turn moves on with
-	 * every call, so each partition is reached within as many calls as there are partitions), or
-	 * by {@link #completeAll} before waiting. On a queue of one partition it is
-	 * {@code reserveBatch}.
+	 * whose turn it is for all the jobs wanted, and asks the others only when that partition comes
+	 * up short: a busy queue costs one reserve call per reserve. The completions of the other
+	 * partitions go to them by the complete script in the same round; those of a partition that
+	 * did not answer (or is left out after failing lately) come back as
+	 * {@link Reservation#unsentCompletions()}: send them with a later call. On a queue of one
+	 * partition it is {@code reserveBatch}.
 	 * @param queue the queue name
 	 * @param max most jobs to reserve, from 1 to {@value #MAX_RESERVE}
 	 * @param lease the lease of each job
@@ -445,7 +444,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 			ScriptReplies.ReserveReply reply = ScriptReplies.reservation(queue, this.executor
 				.run(this.executor.scripts().reserve(), parts[0], reserveArgs(max, lease, workerId, completions,
 						maxAttempts, startNow, this.settings.rateLimit(queue))), (raw) -> headers(queue, raw));
-			reservation = reserved(queue, parts[0], reply);
+			reservation = reserved(queue, parts[0], reply).aheadFrom(startNow);
 		}
 		else {
 			register(parts[0]);
@@ -477,7 +476,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 
 	/** The arguments of one call of the complete script. */
 	List<byte[]> completeArgs(Collection<JobRef> jobs) {
-		return ScriptArgs.refArgs(encodeNumber(this.settings.completedRetention().toMillis()), jobs);
+		return ScriptArgs.completeArgs(encodeNumber(this.settings.completedRetention().toMillis()), List.of(), jobs);
 	}
 
 	/**

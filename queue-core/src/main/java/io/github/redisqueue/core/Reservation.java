@@ -22,18 +22,50 @@ import org.jspecify.annotations.Nullable;
  * @param serverTime the Redis server clock when the call ran; compare {@code nextDue} with it, not
  * with this JVM's clock
  * @param unsentCompletions completions given to the call that it did not record, on a partitioned
- * queue: those of a partition that did not answer while others did (their fate is unknown), and
- * with {@link QueueTemplate#reserveInTurn} those of partitions the call did not reach; send them
- * with a later call (a recorded one then comes back as missing); always empty for a queue of one
+ * queue: those of a partition that did not answer while others did (their fate is unknown), or
+ * that reserves leave out for a moment after it failed to answer; send them with a later call (a recorded one then comes back as missing); always empty for a queue of one
  * partition, whose call fails as a whole
  * @param rateLimitedUntil when the queue's rate limit (see {@link RateLimit}) made the call hand out
  * fewer jobs than asked while more were ready, the time its next hand-out is due (Redis clock):
  * reserving earlier hands out nothing; {@code null} when the limit did not cut the call short
+ * @param reservedAhead the ids of the jobs handed out beyond {@code startNow}, which Redis marked
+ * as reserved ahead (waiting for a free thread): a consumer that starts one records the start
+ * first, so that losing it counts against its max attempts (see README, attempts and losses)
  * @since 0.1.0
  */
 public record Reservation(List<ReservedJob> jobs, @Nullable Instant nextDue, int reclaimed, int expired,
 		int refusedCompletions, int missingCompletions, Instant serverTime, List<JobRef> unsentCompletions,
-		@Nullable Instant rateLimitedUntil) {
+		@Nullable Instant rateLimitedUntil, List<String> reservedAhead) {
+
+	/**
+	 * A reservation of which no job was reserved ahead.
+	 * @param jobs the reserved jobs
+	 * @param nextDue due time of the earliest delayed job, or {@code null}
+	 * @param reclaimed expired leases returned to the queue
+	 * @param expired jobs dead-lettered because they expired
+	 * @param refusedCompletions completions refused as stale
+	 * @param missingCompletions completions that found nothing to do
+	 * @param serverTime the Redis server clock
+	 * @param unsentCompletions completions the call did not record
+	 * @param rateLimitedUntil when the next hand-out is due, or {@code null}
+	 */
+	public Reservation(List<ReservedJob> jobs, @Nullable Instant nextDue, int reclaimed, int expired,
+			int refusedCompletions, int missingCompletions, Instant serverTime, List<JobRef> unsentCompletions,
+			@Nullable Instant rateLimitedUntil) {
+		this(jobs, nextDue, reclaimed, expired, refusedCompletions, missingCompletions, serverTime, unsentCompletions,
+				rateLimitedUntil, List.of());
+	}
+
+	/** The same reservation, of one call whose jobs from index {@code startNow} on were reserved ahead. */
+	Reservation aheadFrom(int startNow) {
+		int from = Math.max(0, Math.min(startNow, this.jobs.size()));
+		if (from == this.jobs.size()) {
+			return this;
+		}
+		return new Reservation(this.jobs, this.nextDue, this.reclaimed, this.expired, this.refusedCompletions,
+				this.missingCompletions, this.serverTime, this.unsentCompletions, this.rateLimitedUntil,
+				this.jobs.subList(from, this.jobs.size()).stream().map(ReservedJob::id).toList());
+	}
 
 	/**
 	 * A reservation that no rate limit cut short.

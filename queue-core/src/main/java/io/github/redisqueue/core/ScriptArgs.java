@@ -60,6 +60,19 @@ final class ScriptArgs {
 		return args;
 	}
 
+	/**
+	 * {@code complete}: the retention, the number of started jobs, their "pairs of id and token",
+	 * then the "pairs of id and token to acknowledge".
+	 */
+	static List<byte[]> completeArgs(byte[] retention, Collection<JobRef> started, Collection<JobRef> jobs) {
+		List<byte[]> args = new ArrayList<>(2 + (started.size() + jobs.size()) * 2);
+		args.add(retention);
+		args.add(encodeNumber(started.size()));
+		addRefs(args, started);
+		addRefs(args, jobs);
+		return args;
+	}
+
 	static void addRefs(List<byte[]> args, Collection<JobRef> jobs) {
 		for (JobRef job : jobs) {
 			args.add(encodeUtf8(job.id()));

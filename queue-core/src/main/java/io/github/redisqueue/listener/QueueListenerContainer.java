@@ -35,7 +35,8 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * at once, each counted as lost (as a lease that ran out would be).
  *
  * <p>Threads, named after the container id: {@code queue-<id>-fetch-1} for the fetch loop,
- * {@code queue-<id>-lease-1} for lease extension, and {@code queue-<id>-1} and on for the jobs
+ * {@code queue-<id>-lease-1} for lease extension, {@code queue-<id>-acks-1} for acknowledgements
+ * that no reserve took within {@link AckBatcher#MAX_DELAY}, and {@code queue-<id>-1} and on for the jobs
  * unless a task executor is given.
  *
  * @since 0.1.0
@@ -198,7 +199,7 @@ public class QueueListenerContainer implements SmartLifecycle {
 	protected void doStart() {
 		// no Redis call here: an application starts while Redis is down; the take-back of the
 		// leases this identity still holds is the fetch loop's first step, retried like any failure
-		AckBatcher acks = new AckBatcher(this.template, this.queue);
+		AckBatcher acks = new AckBatcher(this.template, this.queue, "queue-" + this.id + "-acks-1");
 		AcknowledgementHandler acknowledgements = AcknowledgementHandler.of(this.options.acknowledgementMode(),
 				this.queue, this.template, acks, this.failures);
 		ThreadPoolTaskExecutor ownExecutor = null;
@@ -220,13 +221,13 @@ public class QueueListenerContainer implements SmartLifecycle {
 		// also in AT_MOST_ONCE, where a job stops being extended once it is completed at its start
 		Duration every = this.options.leaseExtensionInterval();
 		scheduler.scheduleWithFixedDelay(
-				new LeaseKeeper(this.template, this.queue, this.options.lease(), loop::runningJobs),
+				new LeaseKeeper(this.template, this.queue, this.options.lease(), loop::runningJobs, acks::unconfirmed),
 				Instant.now().plus(every), every);
 		// completions a failed call left behind go out with the fetch loop's next reserve; this
 		// sends them when the loop does not carry them (it blocks, or it stopped)
 		Duration poll = this.options.pollInterval();
 		scheduler.scheduleWithFixedDelay(acks::retryPending, Instant.now().plus(poll), poll);
-		this.run = new Run(loop, ownExecutor, scheduler);
+		this.run = new Run(loop, acks, ownExecutor, scheduler);
 		new SimpleAsyncTaskExecutor("queue-" + this.id + "-fetch-").execute(loop);
 		logger.debug("Started container '{}' on queue '{}' ({} threads)", this.id, this.queue,
 				this.options.concurrency());
@@ -239,6 +240,7 @@ public class QueueListenerContainer implements SmartLifecycle {
 			return;
 		}
 		current.loop().drain(this.options.shutdownTimeout());
+		current.acks().close();
 		current.scheduler().shutdown();
 		if (current.ownExecutor() != null) {
 			current.ownExecutor().shutdown();
@@ -253,11 +255,12 @@ public class QueueListenerContainer implements SmartLifecycle {
 
 	/**
 	 * What one run, from start to stop, consists of.
-	 * @param loop the fetch loop, which also holds the jobs and the acknowledgements in flight
+	 * @param loop the fetch loop, which also holds the jobs
+	 * @param acks the acknowledgements in flight, and their timer
 	 * @param ownExecutor the job threads, when the container made them
 	 * @param scheduler lease extension and the resend of pending completions
 	 */
-	private record Run(FetchLoop loop, @Nullable ThreadPoolTaskExecutor ownExecutor,
+	private record Run(FetchLoop loop, AckBatcher acks, @Nullable ThreadPoolTaskExecutor ownExecutor,
 			ThreadPoolTaskScheduler scheduler) {
 	}
 

@@ -16,6 +16,8 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.github.redisqueue.core.AckResult;
+import io.github.redisqueue.core.ExtendResult;
+import io.github.redisqueue.core.JobState;
 import io.github.redisqueue.core.JobRef;
 import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
@@ -81,7 +83,9 @@ class CompletionResendIntegrationTests extends AbstractRedisIntegrationTests {
 			String id = queues.enqueue("resend", "x").id();
 			assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
 
-			queues.failBefore = true; // Redis does not answer: the calls change nothing
+			// Redis does not answer: the calls change nothing, and leases are not extended either
+			queues.failBefore = true;
+			queues.failExtensions = true;
 			mayFinish.countDown();
 			await().atMost(Duration.ofSeconds(10)).until(() -> queues.failedCompletions.contains(id));
 			// the outage outlasts the lease of the finished job
@@ -89,6 +93,7 @@ class CompletionResendIntegrationTests extends AbstractRedisIntegrationTests {
 				.until(() -> admin.job("resend", id).map((info) -> info.leaseUntil().isBefore(Instant.now().minusMillis(300)))
 					.orElse(true));
 			queues.failBefore = false;
+			queues.failExtensions = false;
 
 			await().atMost(Duration.ofSeconds(10)).until(() -> admin.counts("resend").total("completed") == 1);
 			// longer than the lease and the half-lease reclaim of the fetch loop: the job stays done
@@ -97,6 +102,43 @@ class CompletionResendIntegrationTests extends AbstractRedisIntegrationTests {
 			assertThat(admin.counts("resend").pending()).isZero();
 		}
 		finally {
+			container.stop();
+		}
+	}
+
+	@Test
+	void aFinishedJobKeepsItsLeaseWhileItsCompletionCannotBeSent() throws Exception {
+		FlakyTemplate queues = new FlakyTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
+		AtomicInteger calls = new AtomicInteger();
+		CountDownLatch running = new CountDownLatch(1);
+		CountDownLatch mayFinish = new CountDownLatch(1);
+		QueueListenerContainer container = container(queues, "kept", (job, ack) -> {
+			calls.incrementAndGet();
+			running.countDown();
+			mayFinish.await(30, TimeUnit.SECONDS);
+		});
+		try {
+			String id = queues.enqueue("kept", "x").id();
+			assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+
+			queues.failBefore = true; // the calls carrying completions fail, lease extensions do not
+			mayFinish.countDown();
+			await().atMost(Duration.ofSeconds(10)).until(() -> queues.failedCompletions.contains(id));
+			Instant finishedBy = admin.job("kept", id).orElseThrow().leaseUntil();
+			// a whole lease (1 s) past the deadline it had when it finished: extended meanwhile
+			await().atMost(Duration.ofSeconds(10)).until(() -> admin.job("kept", id)
+				.map((info) -> info.leaseUntil().isAfter(finishedBy.plusSeconds(1)))
+				.orElse(false));
+			assertThat(admin.job("kept", id).orElseThrow().state()).isEqualTo(JobState.ACTIVE);
+			assertThat(admin.counts("kept").total("reaped")).as("never taken back").isZero();
+			queues.failBefore = false;
+
+			await().atMost(Duration.ofSeconds(10)).until(() -> admin.counts("kept").total("completed") == 1);
+			assertThat(calls).hasValue(1);
+		}
+		finally {
+			queues.failBefore = false;
 			container.stop();
 		}
 	}
@@ -163,6 +205,8 @@ class CompletionResendIntegrationTests extends AbstractRedisIntegrationTests {
 
 		volatile boolean failAfter;
 
+		volatile boolean failExtensions;
+
 		FlakyTemplate(RedisConnectionFactory connectionFactory) {
 			super(connectionFactory);
 		}
@@ -183,6 +227,14 @@ class CompletionResendIntegrationTests extends AbstractRedisIntegrationTests {
 			List<AckResult> results = super.completeAll(queue, jobs);
 			failAfter(jobs);
 			return results;
+		}
+
+		@Override
+		public List<ExtendResult> extendAll(String queue, Collection<JobRef> jobs, Duration lease) {
+			if (this.failExtensions) {
+				throw new RedisConnectionFailureException("simulated: connection reset");
+			}
+			return super.extendAll(queue, jobs, lease);
 		}
 
 		private void failBefore(Collection<JobRef> completions) {

@@ -104,4 +104,75 @@ class MaxAttemptsIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(calls).hasValue(1);
 	}
 
+	@Test
+	void aJobReservedAheadThatStartedCountsItsLossAgainstMaxAttempts() throws Exception {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
+		List<String> runs = new CopyOnWriteArrayList<>();
+		CountDownLatch running = new CountDownLatch(1);
+		// both in the first reserve: the first starts at once, the second is reserved ahead
+		JobOptions once = JobOptions.builder().maxAttempts(1).build();
+		queues.enqueue("ahead", "first", once);
+		String second = queues.enqueue("ahead", "second", once).id();
+		QueueListenerContainer container = startOneThread(queues, "ahead", (job, ack) -> {
+			runs.add(queues.readPayload(job, String.class));
+			if (job.id().equals(second)) {
+				running.countDown();
+				new CountDownLatch(1).await(30, TimeUnit.SECONDS); // until the lost lease interrupts it
+			}
+		});
+		assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+
+		// taken back without an outcome while it runs, as after a crash: a loss of one allowed
+		assertThat(queues.releaseWorker("ahead", container.getWorkerId())).isEqualTo(1);
+
+		await().atMost(Duration.ofSeconds(5)).until(() -> admin.counts("ahead").dead() == 1);
+		DeadJob dead = admin.deadLetters("ahead", 0, 1).get(0);
+		assertThat(dead.id()).isEqualTo(second);
+		assertThat(dead.error()).contains("held 1 times without an outcome");
+		assertThat(runs).containsExactly("first", "second");
+	}
+
+	@Test
+	void aJobReservedAheadThatNeverStartedKeepsTheWiderLimit() throws Exception {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
+		List<String> runs = new CopyOnWriteArrayList<>();
+		CountDownLatch running = new CountDownLatch(1);
+		JobOptions once = JobOptions.builder().maxAttempts(1).build();
+		String first = queues.enqueue("waiting", "first", once).id();
+		String second = queues.enqueue("waiting", "second", once).id();
+		QueueListenerContainer container = startOneThread(queues, "waiting", (job, ack) -> {
+			runs.add(queues.readPayload(job, String.class));
+			if (job.id().equals(first)) {
+				running.countDown();
+				new CountDownLatch(1).await(30, TimeUnit.SECONDS); // until the lost lease interrupts it
+			}
+		});
+		assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+		await().atMost(Duration.ofSeconds(5)).until(() -> container.getRunningJobs() == 2);
+
+		// both taken back: the running one is lost (dead at max attempts 1), the one waiting for the
+		// thread was only reserved ahead and counts under the wider limit: it runs again
+		assertThat(queues.releaseWorker("waiting", container.getWorkerId())).isEqualTo(2);
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> admin.counts("waiting").total("completed") == 1);
+		assertThat(admin.counts("waiting").dead()).isEqualTo(1);
+		assertThat(admin.deadLetters("waiting", 0, 1).get(0).id()).isEqualTo(first);
+		assertThat(runs).containsExactly("first", "second");
+	}
+
+	private QueueListenerContainer startOneThread(QueueTemplate queues, String queue, JobListener listener) {
+		ContainerOptions options = ListenerTestSupport.fast(ContainerOptions.defaults()).toBuilder()
+			.concurrency(1)
+			.prefetch(1)
+			.lease(Duration.ofSeconds(1))
+			.build();
+		QueueListenerContainer container = new QueueListenerContainer(queue, queue, queues, listener, options, null,
+				null);
+		this.containers.add(container);
+		container.start();
+		return container;
+	}
+
 }

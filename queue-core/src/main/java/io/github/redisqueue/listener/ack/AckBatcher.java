@@ -1,28 +1,40 @@
 package io.github.redisqueue.listener.ack;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.redisqueue.core.AckResult;
 import io.github.redisqueue.core.JobRef;
+import io.github.redisqueue.core.JobStarts;
 import io.github.redisqueue.core.QueueOperations;
+import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.listener.fetch.RunningJob;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Group commit of completions. A finished job's acknowledgement joins a queue. While the fetch
  * loop is running it takes the pending acknowledgements along with its next reserve (one script
- * call finishes and fetches); while the loop is blocked on an empty queue, whichever handler
- * thread finds no flush under way sends everything pending in one call. Under load many jobs
- * share a call; when idle each acknowledgement goes out at once. Acknowledgements of a call that
- * failed are kept and sent again with the next call until Redis answers (a resent one that Redis
- * did record is answered as gone, one whose job was reserved again since is refused by its
- * token). They stay bounded: while Redis does not answer no new jobs are reserved, so at most
- * {@code concurrency + prefetch} jobs, plus what finishes meanwhile, wait here.
+ * call finishes and fetches), but an acknowledgement never waits for a reserve longer than
+ * {@link #MAX_DELAY}: by then a timer thread sends everything pending in one call (per
+ * partition). While the loop is blocked on an empty queue, whichever handler thread finds no
+ * flush under way sends everything pending at once. Under load many jobs share a call; when idle
+ * each acknowledgement goes out at once. Acknowledgements of a call that failed are kept and sent
+ * again with the next call until Redis answers (a resent one that Redis did record is answered as
+ * gone, one whose job was reserved again since is refused by its token); meanwhile the lease
+ * keeper extends their jobs' leases ({@link #unconfirmed()}). They stay bounded: while Redis does
+ * not answer no new jobs are reserved, so at most {@code concurrency + prefetch} jobs, plus what
+ * finishes meanwhile, wait here.
  */
 public final class AckBatcher {
 
@@ -30,11 +42,25 @@ public final class AckBatcher {
 
 	private static final int MAX_BATCH = 1000;
 
+	/**
+	 * The longest a finished job's acknowledgement waits for a reserve of the fetch loop to carry
+	 * it before it is sent on its own. Longer would let more acknowledgements share a call when
+	 * the loop is slow, but a worker that dies meanwhile has finished jobs that run again (their
+	 * acknowledgements were not sent): this bounds that window.
+	 */
+	public static final Duration MAX_DELAY = Duration.ofMillis(5);
+
+	private static final long NOT_ARMED = Long.MIN_VALUE;
+
 	private final QueueOperations operations;
 
 	private final String queue;
 
 	private final ConcurrentLinkedQueue<JobRef> pending = new ConcurrentLinkedQueue<>();
+
+	// every completion not answered by Redis yet (pending, or in a call under way): the lease
+	// keeper extends their leases until their completions land
+	private final Set<JobRef> unconfirmed = ConcurrentHashMap.newKeySet();
 
 	private final ReentrantLock flushLock = new ReentrantLock();
 
@@ -42,23 +68,112 @@ public final class AckBatcher {
 
 	private final AtomicInteger failedSends = new AtomicInteger();
 
+	// null when the engine cannot record starts (not a QueueTemplate): starts are not recorded
+	private final @Nullable JobStarts starts;
+
+	// starts of jobs reserved ahead to record with the next call
+	private final ConcurrentLinkedQueue<StartMark> marks = new ConcurrentLinkedQueue<>();
+
+	// when (System.nanoTime) the timer sends what is pending, or NOT_ARMED
+	private final AtomicLong sendAt = new AtomicLong(NOT_ARMED);
+
+	private final String timerName;
+
+	// started with the first acknowledgement that has to wait for a reserve; guarded by this
+	private @Nullable Thread timer;
+
+	private volatile boolean closed;
+
 	/**
 	 * @param operations the engine
 	 * @param queue the queue name
 	 */
 	public AckBatcher(QueueOperations operations, String queue) {
-		this.operations = operations;
-		this.queue = queue;
+		this(operations, queue, "queue-acks-" + queue);
 	}
 
 	/**
-	 * Acknowledge a job: it is sent now, or with the flush under way.
+	 * @param operations the engine
+	 * @param queue the queue name
+	 * @param timerName the name of the thread that sends acknowledgements no reserve took within
+	 * {@link #MAX_DELAY}
+	 */
+	public AckBatcher(QueueOperations operations, String queue, String timerName) {
+		this.operations = operations;
+		this.queue = queue;
+		this.timerName = timerName;
+		this.starts = (operations instanceof QueueTemplate template) ? new JobStarts(template) : null;
+	}
+
+	/**
+	 * Acknowledge a job: it is sent now when the fetch loop does not send it, else with the loop's
+	 * next reserve or, if none took it within {@link #MAX_DELAY}, on its own then.
 	 * @param job the job
 	 */
 	public void complete(JobRef job) {
+		this.unconfirmed.add(job);
 		this.pending.add(job);
 		if (!this.sentWithReserve) {
 			flushIfIdle();
+		}
+		else {
+			arm();
+		}
+	}
+
+	/** Make sure the timer sends what is pending within {@link #MAX_DELAY} from now. */
+	private void arm() {
+		if (this.sendAt.compareAndSet(NOT_ARMED, System.nanoTime() + MAX_DELAY.toNanos())) {
+			Thread thread = timer();
+			if (thread != null) {
+				LockSupport.unpark(thread);
+			}
+		}
+	}
+
+	private synchronized @Nullable Thread timer() {
+		if (this.timer == null && !this.closed) {
+			Thread thread = new Thread(this::sendWhenDue, this.timerName);
+			thread.setDaemon(true);
+			thread.start();
+			this.timer = thread;
+		}
+		return this.timer;
+	}
+
+	/** The timer: whenever armed, wait until due, then send everything pending. */
+	private void sendWhenDue() {
+		while (!this.closed) {
+			long due = this.sendAt.get();
+			if (due == NOT_ARMED) {
+				LockSupport.park(this);
+				continue;
+			}
+			long left = due - System.nanoTime();
+			if (left > 0) {
+				LockSupport.parkNanos(this, left);
+				continue;
+			}
+			if (this.sendAt.compareAndSet(due, NOT_ARMED)) {
+				// a failed call keeps them for the next one: the loop's next reserve, the next
+				// acknowledgement's timer, or the periodic resend
+				flushIfIdle();
+			}
+		}
+	}
+
+	/**
+	 * Stop the timer (after the last flush): acknowledgements still pending are sent by
+	 * {@link #flush()} only.
+	 */
+	public void close() {
+		this.closed = true;
+		Thread thread;
+		synchronized (this) {
+			thread = this.timer;
+		}
+		if (thread != null) {
+			LockSupport.unpark(thread);
 		}
 	}
 
@@ -72,6 +187,9 @@ public final class AckBatcher {
 		if (!sentWithReserve) {
 			flushIfIdle();
 		}
+		else if (!this.pending.isEmpty()) {
+			arm();
+		}
 	}
 
 	/**
@@ -79,6 +197,17 @@ public final class AckBatcher {
 	 * @return the pending acknowledgements, at most 1,000
 	 */
 	public List<JobRef> drain() {
+		// what is added from now on arms the timer again
+		this.sendAt.set(NOT_ARMED);
+		List<JobRef> batch = take();
+		if (!this.pending.isEmpty() && this.sentWithReserve) {
+			// more than one call takes: the rest must not wait longer
+			arm();
+		}
+		return batch;
+	}
+
+	private List<JobRef> take() {
 		List<JobRef> batch = new ArrayList<>();
 		JobRef next;
 		while (batch.size() < MAX_BATCH && (next = this.pending.poll()) != null) {
@@ -94,7 +223,33 @@ public final class AckBatcher {
 	 * @param jobs the acknowledgements
 	 */
 	public void putBack(Collection<JobRef> jobs) {
+		this.unconfirmed.addAll(jobs);
 		this.pending.addAll(jobs);
+	}
+
+	/**
+	 * The fetch loop's reserve that carried acknowledgements was answered: those it recorded are
+	 * confirmed, those it did not (a partition that did not answer) are kept to send again.
+	 * @param sent the acknowledgements the reserve carried
+	 * @param unsent those of them it did not record
+	 */
+	public void sent(Collection<JobRef> sent, Collection<JobRef> unsent) {
+		for (JobRef job : sent) {
+			this.unconfirmed.remove(job);
+		}
+		if (!unsent.isEmpty()) {
+			putBack(unsent);
+		}
+	}
+
+	/**
+	 * The acknowledgements Redis has not answered yet: pending, or carried by a call under way.
+	 * Their jobs are finished but still leased, and their leases are kept (extended) until the
+	 * acknowledgements land, so a slow or failing call never lets such a job run again.
+	 * @return a live view of them
+	 */
+	public Collection<JobRef> unconfirmed() {
+		return this.unconfirmed;
 	}
 
 	/**
@@ -154,18 +309,98 @@ public final class AckBatcher {
 		return this.pending.size();
 	}
 
+	/**
+	 * Record in Redis that a job reserved ahead starts, before its handler runs, so that losing
+	 * it from now on counts against its max attempts (a job only reserved ahead counts under a
+	 * wider limit). One call records the starts of every thread starting such a job at once,
+	 * together with the acknowledgements pending. When Redis does not answer that call the job
+	 * runs anyway (its loss would still count under the wider limit).
+	 * @param job the job about to start
+	 * @return whether it may run: {@code false} when its lease was lost or given up meanwhile
+	 */
+	public boolean recordStart(RunningJob job) {
+		if (this.starts == null || job.isLost()) {
+			return !job.isLost();
+		}
+		StartMark mark = new StartMark(job.job().ref());
+		this.marks.add(mark);
+		this.flushLock.lock();
+		try {
+			if (mark.result == null) {
+				send();
+			}
+		}
+		finally {
+			this.flushLock.unlock();
+		}
+		AckResult result = mark.result;
+		if (result == null) {
+			// its partition did not answer: the job runs (holding a thread until that partition is
+			// back would stall the others), and a loss of it still counts under the wider limit
+			logger.debug("Start of job {} of queue '{}' not recorded: its partition did not answer", job.job().id(),
+					this.queue);
+			return true;
+		}
+		if (result != AckResult.OK) {
+			if (job.loseLease()) {
+				logger.warn("Job {} of queue '{}' does not run here: its lease was lost before it started ({})",
+						job.job().id(), this.queue, result);
+			}
+			return false;
+		}
+		return true;
+	}
+
 	private boolean send() {
-		List<JobRef> batch = drain();
-		if (batch.isEmpty()) {
+		List<JobRef> batch = take();
+		List<StartMark> started = new ArrayList<>();
+		StartMark mark;
+		while ((mark = this.marks.poll()) != null) {
+			started.add(mark);
+		}
+		if (batch.isEmpty() && started.isEmpty()) {
 			return true;
 		}
 		List<AckResult> results;
 		try {
-			results = this.operations.completeAll(this.queue, batch);
+			if (started.isEmpty()) {
+				results = this.operations.completeAll(this.queue, batch);
+			}
+			else {
+				JobStarts.Result both = this.starts.startAndComplete(this.queue,
+						started.stream().map(StartMark::job).toList(), batch);
+				for (int i = 0; i < started.size(); i++) {
+					started.get(i).result = both.starts().get(i);
+				}
+				if (both.failure() != null) {
+					// a partition that did not answer: its completions are kept, the others are done
+					List<JobRef> kept = new ArrayList<>();
+					List<JobRef> done = new ArrayList<>();
+					for (int i = 0; i < batch.size(); i++) {
+						AckResult result = both.completions().get(i);
+						if (result == null) {
+							kept.add(batch.get(i));
+						}
+						else {
+							done.add(batch.get(i));
+						}
+					}
+					putBack(kept);
+					logger.debug("Could not send {} completions of queue '{}' to a partition; kept", kept.size(),
+							this.queue, both.failure());
+					batch = done;
+				}
+				results = both.completions().stream().filter((result) -> result != null).toList();
+			}
 		}
 		catch (RuntimeException ex) {
-			// kept for the next call; the jobs are delivered again only if none gets through
-			// before their leases run out and someone else reserves them
+			// the starting threads try again; completions are kept for the next call: the jobs are
+			// delivered again only if none gets through before their leases run out and someone
+			// else reserves them
+			if (batch.isEmpty()) {
+				logger.debug("Could not record {} starts of queue '{}'", started.size(), this.queue, ex);
+				return false;
+			}
 			putBack(batch);
 			if (this.failedSends.getAndIncrement() == 0) {
 				logger.warn("Could not send {} completions of queue '{}'; kept and sent again with the next call",
@@ -175,6 +410,9 @@ public final class AckBatcher {
 				logger.debug("Could not send {} completions of queue '{}' again; kept", batch.size(), this.queue, ex);
 			}
 			return false;
+		}
+		for (JobRef job : batch) {
+			this.unconfirmed.remove(job);
 		}
 		int failures = this.failedSends.getAndSet(0);
 		if (failures > 0) {
@@ -193,6 +431,24 @@ public final class AckBatcher {
 			}
 		}
 		return true;
+	}
+
+	/** A start to record, and what Redis answered ({@code null} until then, and after a failed call). */
+	private static final class StartMark {
+
+		private final JobRef job;
+
+		// written by the sending thread under the flush lock, read after taking it
+		volatile @Nullable AckResult result;
+
+		StartMark(JobRef job) {
+			this.job = job;
+		}
+
+		JobRef job() {
+			return this.job;
+		}
+
 	}
 
 }

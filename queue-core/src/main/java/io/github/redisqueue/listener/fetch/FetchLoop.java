@@ -3,7 +3,9 @@ package io.github.redisqueue.listener.fetch;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -133,7 +135,7 @@ public final class FetchLoop implements Runnable {
 		this.executor = executor;
 		this.handler = handler;
 		this.acks = acks;
-		this.slots = new JobSlots(options.concurrency(), options.prefetch());
+		this.slots = new JobSlots(options.concurrency(), options.prefetch(), acks::recordStart);
 		this.maxAttempts = (options.maxAttempts() != null) ? options.maxAttempts() : 0;
 		this.outageLog = new FetchFailureLog(queue, options.pollInterval());
 		Duration halfLease = options.lease().dividedBy(2);
@@ -270,11 +272,9 @@ public final class FetchLoop implements Runnable {
 				}
 				throw ex;
 			}
-			if (!reservation.unsentCompletions().isEmpty()) {
-				// of partitions this call did not reach or that did not answer: sent with a later
-				// call, or by the acknowledgements' own flush before the loop waits
-				this.acks.putBack(reservation.unsentCompletions());
-			}
+			// those of partitions that did not answer are kept: sent with a later call, or by the
+			// acknowledgements' own flush
+			this.acks.sent(completions, reservation.unsentCompletions());
 			if (reservation.refusedCompletions() > 0) {
 				logger.warn("{} completions of queue '{}' refused: their leases ran out and someone else reserved "
 						+ "those jobs since (they run again there)", reservation.refusedCompletions(), this.queue);
@@ -289,9 +289,11 @@ public final class FetchLoop implements Runnable {
 			this.nextDue = reservation.nextDue();
 			this.rateLimitedUntil = reservation.rateLimitedUntil();
 			List<ReservedJob> jobs = reservation.jobs();
+			Set<String> ahead = reservation.reservedAhead().isEmpty() ? Set.of()
+					: new HashSet<>(reservation.reservedAhead());
 			for (int i = 0; i < jobs.size(); i++) {
 				try {
-					dispatch(jobs.get(i));
+					dispatch(jobs.get(i), ahead.contains(jobs.get(i).id()));
 				}
 				catch (RuntimeException | Error ex) {
 					giveBack(jobs.subList(i + 1, jobs.size()).stream().map(ReservedJob::ref).toList(), false,
@@ -339,8 +341,8 @@ public final class FetchLoop implements Runnable {
 				|| System.nanoTime() - this.lastReserve >= this.reclaimEvery.toNanos();
 	}
 
-	private void dispatch(ReservedJob job) {
-		RunningJob running = this.slots.hold(job);
+	private void dispatch(ReservedJob job, boolean ahead) {
+		RunningJob running = this.slots.hold(job, ahead);
 		try {
 			this.executor.execute(() -> this.slots.run(running, this.handler));
 		}

@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 import io.github.redisqueue.core.JobRef;
 import io.github.redisqueue.core.ReservedJob;
@@ -42,11 +43,24 @@ final class JobSlots {
 	// its own to finish
 	private final Semaphore releases = new Semaphore(0);
 
+	private final Predicate<RunningJob> recordStart;
+
 	/**
 	 * @param concurrency the handler slots
 	 * @param prefetch the jobs held beyond them, or {@code null} to adapt
 	 */
 	JobSlots(int concurrency, @Nullable Integer prefetch) {
+		this(concurrency, prefetch, (job) -> true);
+	}
+
+	/**
+	 * @param concurrency the handler slots
+	 * @param prefetch the jobs held beyond them, or {@code null} to adapt
+	 * @param recordStart records in Redis that a job reserved ahead starts, before its handler
+	 * runs; {@code false} when it must not run (its lease was lost)
+	 */
+	JobSlots(int concurrency, @Nullable Integer prefetch, Predicate<RunningJob> recordStart) {
+		this.recordStart = recordStart;
 		this.concurrency = concurrency;
 		this.adaptive = (prefetch != null) ? null : new AdaptivePrefetch(concurrency);
 		this.held = concurrency + ((this.adaptive != null) ? this.adaptive.current() : prefetch);
@@ -119,15 +133,25 @@ final class JobSlots {
 	 * and no further job is reserved until enough ended.
 	 */
 	RunningJob hold(ReservedJob job) {
+		return hold(job, false);
+	}
+
+	/**
+	 * Hold a reserved job, marked in Redis as reserved ahead or not.
+	 * @param job the job
+	 * @param ahead whether Redis marked it as reserved ahead
+	 * @return the held job
+	 */
+	RunningJob hold(ReservedJob job, boolean ahead) {
 		this.slots.reduce(1);
-		RunningJob running = new RunningJob(job);
+		RunningJob running = new RunningJob(job, ahead);
 		this.jobs.add(running);
 		return running;
 	}
 
 	/**
 	 * Run a held job on the calling thread once a handler slot is free, unless it was given back
-	 * meanwhile, then free its slots.
+	 * meanwhile, then free its slots. The start of a job reserved ahead is recorded in Redis first.
 	 * @param job the job
 	 * @param handler what runs it
 	 */
@@ -141,6 +165,9 @@ final class JobSlots {
 			return;
 		}
 		try {
+			if (job.isAhead() && !this.recordStart.test(job)) {
+				return;
+			}
 			if (job.started(Thread.currentThread())) {
 				if (this.adaptive != null) {
 					long start = System.nanoTime();

@@ -14,6 +14,9 @@ public final class RunningJob {
 
 	private final ReservedJob job;
 
+	// marked in Redis as reserved ahead: its start is recorded before its handler runs
+	private final boolean ahead;
+
 	private @Nullable Thread thread;
 
 	private boolean started;
@@ -29,7 +32,26 @@ public final class RunningJob {
 	 * @param job the job as it was reserved
 	 */
 	public RunningJob(ReservedJob job) {
+		this(job, false);
+	}
+
+	/**
+	 * @param job the job as it was reserved
+	 * @param ahead whether Redis marked it as reserved ahead (see
+	 * {@link io.github.redisqueue.core.Reservation#reservedAhead()})
+	 */
+	public RunningJob(ReservedJob job, boolean ahead) {
 		this.job = job;
+		this.ahead = ahead;
+	}
+
+	/**
+	 * Whether Redis marked the job as reserved ahead: its start must be recorded before its
+	 * handler runs.
+	 * @return whether it was reserved ahead
+	 */
+	public boolean isAhead() {
+		return this.ahead;
 	}
 
 	/**

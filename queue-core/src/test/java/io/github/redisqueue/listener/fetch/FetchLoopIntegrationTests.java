@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,6 +23,7 @@ import io.github.redisqueue.listener.ContainerOptions;
 import io.github.redisqueue.listener.ack.AckBatcher;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -54,6 +56,11 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 		this.queues = new QueueTemplate(this.connectionFactory);
 		this.admin = new QueueAdmin(this.queues);
 		this.acks = new AckBatcher(this.queues, QUEUE);
+	}
+
+	@AfterEach
+	void closeParts() {
+		this.acks.close();
 	}
 
 	@Test
@@ -118,6 +125,44 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	@Test
+	void aFinishedJobIsAcknowledgedWhileTheLoopIsHeldUpWithoutAReserve() throws Exception {
+		CountDownLatch handOff = new CountDownLatch(1);
+		AtomicInteger dispatched = new AtomicInteger();
+		SimpleAsyncTaskExecutor threads = new SimpleAsyncTaskExecutor("fetch-test-job-");
+		// the loop's hand-off of the second job is held up (a busy executor), so it reserves nothing
+		// more: no reserve carries the first job's acknowledgement meanwhile
+		Executor executor = (task) -> {
+			if (dispatched.incrementAndGet() == 2) {
+				try {
+					handOff.await();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}
+			threads.execute(task);
+		};
+		String first = this.queues.enqueue(QUEUE, "first", JobOptions.defaults()).id();
+		this.queues.enqueue(QUEUE, "second", JobOptions.defaults());
+		FetchLoop loop = start(2, 0, executor, (job) -> this.acks.complete(job.job().ref()));
+		try {
+			await().atMost(Duration.ofSeconds(10)).until(() -> dispatched.get() == 2);
+			await().atMost(Duration.ofSeconds(10)).until(() -> state(first).isEmpty());
+			assertThat(handOff.getCount()).as("the loop is still held up").isOne();
+			assertThat(this.admin.counts(QUEUE).total("completed")).isOne();
+		}
+		finally {
+			handOff.countDown();
+		}
+		try {
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.admin.counts(QUEUE).total("completed") == 2);
+		}
+		finally {
+			loop.drain(Duration.ofSeconds(5));
+		}
+	}
+
+	@Test
 	void anUnsetPrefetchGrowsForFastHandlers() {
 		AtomicInteger heldPeak = new AtomicInteger();
 		AtomicInteger prefetchPeak = new AtomicInteger();
@@ -163,13 +208,17 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	private FetchLoop start(int concurrency, @Nullable Integer prefetch, Consumer<RunningJob> handler) {
+		return start(concurrency, prefetch, new SimpleAsyncTaskExecutor("fetch-test-job-"), handler);
+	}
+
+	private FetchLoop start(int concurrency, @Nullable Integer prefetch, Executor executor,
+			Consumer<RunningJob> handler) {
 		ContainerOptions options = ContainerOptions.builder()
 			.concurrency(concurrency)
 			.prefetch(prefetch)
 			.pollInterval(Duration.ofMillis(100))
 			.build();
-		FetchLoop loop = new FetchLoop(this.queues, QUEUE, "worker#fetch", options,
-				new SimpleAsyncTaskExecutor("fetch-test-job-"), handler, this.acks);
+		FetchLoop loop = new FetchLoop(this.queues, QUEUE, "worker#fetch", options, executor, handler, this.acks);
 		this.loop = loop;
 		new SimpleAsyncTaskExecutor("fetch-test-loop-").execute(loop);
 		return loop;
