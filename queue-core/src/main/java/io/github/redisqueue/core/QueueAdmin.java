@@ -208,7 +208,7 @@ public class QueueAdmin implements QueueAdminOperations {
 
 	@Override
 	public Optional<JobInfo> job(String queue, String id) {
-		List<Object> reply = this.executor.run(this.executor.scripts().inspect(), this.template.keysFor(queue, id),
+		List<Object> reply = this.executor.run(this.executor.scripts().inspect(), this.template.partitioning().keysForJob(queue, id),
 				List.of(encodeAscii("job"), encodeUtf8(id)));
 		return ScriptReplies.flatJob(queue, id, reply, (raw) -> this.template.headers(queue, raw));
 	}
@@ -239,7 +239,7 @@ public class QueueAdmin implements QueueAdminOperations {
 
 	@Override
 	public boolean deleteJob(String queue, String id) {
-		QueueKeys k = this.template.keysFor(queue, id);
+		QueueKeys k = this.template.partitioning().keysForJob(queue, id);
 		List<Object> reply = this.executor.run(this.executor.scripts().jobs(), k, List.of(JOBS_DELETE, encodeUtf8(id)));
 		long code = ScriptReplies.asLong(reply.get(ScriptReplies.JOBS_CODE));
 		if (code == ScriptReplies.JOBS_DELETE_ACTIVE) {
@@ -256,7 +256,7 @@ public class QueueAdmin implements QueueAdminOperations {
 
 	@Override
 	public boolean promote(String queue, String id) {
-		QueueKeys k = this.template.keysFor(queue, id);
+		QueueKeys k = this.template.partitioning().keysForJob(queue, id);
 		List<Object> reply = this.executor.run(this.executor.scripts().jobs(), k, List.of(JOBS_PROMOTE, encodeUtf8(id)));
 		long code = ScriptReplies.asLong(reply.get(ScriptReplies.JOBS_CODE));
 		if (code == ScriptReplies.JOBS_PROMOTE_DEAD && "expired".equals(text(reply.get(ScriptReplies.JOBS_PROMOTE_REASON)))) {
@@ -371,7 +371,7 @@ public class QueueAdmin implements QueueAdminOperations {
 	}
 
 	private long deadOp(String queue, byte[] op, String id) {
-		return ScriptReplies.deadOp(this.executor.run(this.executor.scripts().dead(), this.template.keysFor(queue, id),
+		return ScriptReplies.deadOp(this.executor.run(this.executor.scripts().dead(), this.template.partitioning().keysForJob(queue, id),
 				List.of(op, encodeNumber(1), ANY_TIME, encodeUtf8(id)))).touched();
 	}
 

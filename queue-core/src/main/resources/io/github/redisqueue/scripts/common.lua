@@ -457,6 +457,12 @@ local function plain_catch_up()
   return current
 end
 
+-- whether a text is a job id as scripts write them: a decimal number of at most 18 digits without
+-- a leading zero; any other spelling ('05', ' 5') would reach the padded entries of another job
+local function is_job_id(id)
+  return type(id) == 'string' and #id <= 18 and (id == '0' or string.match(id, '^[1-9]%d*$') ~= nil)
+end
+
 -- member of the delayed set for a job id, and back
 local function dmember(id)
   if #id < 16 and string.match(id, '^%d+$') then

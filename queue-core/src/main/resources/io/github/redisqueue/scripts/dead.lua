@@ -11,6 +11,9 @@ local now = now_ms()
 local ids = {}
 if #ARGV >= 6 then
   for i = 6, #ARGV do
+    if not is_job_id(ARGV[i]) then
+      return redis.error_reply('ERR invalid job id')
+    end
     ids[#ids + 1] = ARGV[i]
   end
 else
