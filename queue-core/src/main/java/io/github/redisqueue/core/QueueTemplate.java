@@ -439,6 +439,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 					"Reserve count " + max + " is out of range: it must be from 1 to " + MAX_RESERVE);
 		}
 		checkLease(lease);
+		WorkerIds.validateIdentity(workerId);
 		JobIds.validateRefs(completions);
 		Reservation reservation;
 		if (parts.length == 1) {
@@ -595,9 +596,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 
 	@Override
 	public int releaseWorker(String queue, String workerId) {
-		if (workerId.isEmpty()) {
-			throw new IllegalArgumentException("Worker id must not be empty");
-		}
+		WorkerIds.validateIdentity(workerId);
 		long total = 0;
 		for (QueueKeys k : partitions(queue)) {
 			// one bounded slice of the in-flight set per call, so Redis serves others in between
