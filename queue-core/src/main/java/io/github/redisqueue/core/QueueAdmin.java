@@ -372,7 +372,12 @@ public class QueueAdmin implements QueueAdminOperations {
 
 	private long deadOp(String queue, byte[] op, String id) {
 		return ScriptReplies.deadOp(this.executor.run(this.executor.scripts().dead(), this.template.partitioning().keysForJob(queue, id),
-				List.of(op, encodeNumber(1), ANY_TIME, encodeUtf8(id)))).touched();
+				List.of(op, encodeNumber(1), ANY_TIME, groupCap(queue), encodeUtf8(id)))).touched();
+	}
+
+	/** The cap a retried job's group gets when it has no record any more (see dead.lua). */
+	private byte[] groupCap(String queue) {
+		return encodeNumber(this.settings.groupConcurrency(queue));
 	}
 
 	/**
@@ -383,18 +388,18 @@ public class QueueAdmin implements QueueAdminOperations {
 	private long deadOpAll(String queue, byte[] op) {
 		long total = 0;
 		for (QueueKeys k : this.template.partitions(queue)) {
-			total += deadOpAll(k, op);
+			total += deadOpAll(k, op, groupCap(queue));
 		}
 		return total;
 	}
 
-	private long deadOpAll(QueueKeys k, byte[] op) {
+	private long deadOpAll(QueueKeys k, byte[] op, byte[] groupCap) {
 		int batch = this.settings.reapBatch();
 		long total = 0;
 		byte[] before = ANY_TIME;
 		while (true) {
 			ScriptReplies.DeadOpReply reply = ScriptReplies
-				.deadOp(this.executor.run(this.executor.scripts().dead(), k, List.of(op, encodeNumber(batch), before)));
+				.deadOp(this.executor.run(this.executor.scripts().dead(), k, List.of(op, encodeNumber(batch), before, groupCap)));
 			total += reply.touched();
 			if (reply.touched() + reply.refused() < batch) {
 				return total;

@@ -93,7 +93,7 @@ class JobIdValidationIntegrationTests extends AbstractRedisIntegrationTests {
 				.hasStackTraceContaining("invalid job id");
 		}
 		assertThatThrownBy(() -> executor.run(executor.scripts().dead(), queues.keys(QUEUE),
-				List.of(encodeAscii("purge"), encodeAscii("1"), encodeAscii("+inf"), encodeUtf8("05"))))
+				List.of(encodeAscii("purge"), encodeAscii("1"), encodeAscii("+inf"), encodeAscii("1"), encodeUtf8("05"))))
 			.hasStackTraceContaining("invalid job id");
 
 		assertThat(this.redis.opsForZSet().size(queues.keys(QUEUE).key("delayed"))).isEqualTo(1);
