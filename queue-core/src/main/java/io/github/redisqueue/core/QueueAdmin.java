@@ -383,7 +383,9 @@ public class QueueAdmin implements QueueAdminOperations {
 	/**
 	 * Touches every job dead when the call began, each once: after the first step only jobs that
 	 * died by the time of that step are taken, so jobs that die again later (and jobs whose retry
-	 * was refused, which are stamped a millisecond after the refusal) are left for a later call.
+	 * was refused, which are stamped a millisecond after the refusal, and retried jobs that died
+	 * again within the millisecond of their retry, stamped a millisecond after it) are left for a
+	 * later call.
 	 */
 	private long deadOpAll(String queue, byte[] op) {
 		long total = 0;

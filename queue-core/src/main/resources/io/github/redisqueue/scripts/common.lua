@@ -494,6 +494,18 @@ local function gone(id, f)
   return not f[1] and not rexists(K_JOBS, id)
 end
 
+-- a job's score in the dead set: its time of death, but always after the time it last returned to
+-- ready (its readyAt, when that is not more than an hour ahead): a job that an operator's retry
+-- put back and that died again within the same millisecond is stamped a millisecond later, after
+-- the bound of a retry-all call under way, so that the call does not retry it twice
+local function dead_score(ready_at, now)
+  local since = tonumber(ready_at)
+  if since and since >= now and since < now + 3600000 then
+    return since + 1
+  end
+  return now
+end
+
 local wake_owed = -1
 
 -- the head of the delayed set (its reply to ZRANGE 0 0 WITHSCORES) as promote found it when none
@@ -658,7 +670,7 @@ local function admit(gk, kind, name, g, now)
           local reason = (not state) and 'corrupt job: field state is missing'
             or ('corrupt job: field priority is ' .. (f[2] and ("'" .. string.sub(f[2], 1, 40) .. "'") or 'missing'))
           jset(id, 'state', 'dead', 'error', reason, 'finishedAt', now, 'group', '')
-          redis.call('ZADD', K_DEAD, now, id)
+          redis.call('ZADD', K_DEAD, dead_score(jget(id, {'readyAt'})[1], now), id)
           redis.call('HINCRBY', K_STATS, 'dead', 1)
         end
         budget = budget - 1
@@ -762,7 +774,7 @@ end
 
 local function to_dead(id, reason, now)
   jset(id, 'state', 'dead', 'error', reason, 'finishedAt', now, 'worker', '')
-  redis.call('ZADD', K_DEAD, now, id)
+  redis.call('ZADD', K_DEAD, dead_score(jget(id, {'readyAt'})[1], now), id)
   local u = jget(id, {'uniqueKey', 'uniqueTtl', 'batch', 'group'})
   release_unique(id, u[1], u[2], false, now)
   redis.call('HINCRBY', K_STATS, 'dead', 1)

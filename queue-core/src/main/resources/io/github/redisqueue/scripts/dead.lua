@@ -7,7 +7,8 @@
 -- while the group has room (ARGV[6] is the cap of a group that has no record any more), else
 -- waiting at the group in id order, like a job enqueued there. A job whose uniqueness key is held
 -- by another job stays dead, its error says why, and its time of death becomes a millisecond from
--- now (after the bound of any retry-all call under way, so that the call passes over it once).
+-- now (after the bound of any retry-all call under way, so that the call passes over it once; a
+-- retried job that dies again in the same millisecond is stamped likewise, see dead_score).
 -- Returns the number of jobs retried or purged, the number refused, and the server time.
 local op, limit, group_cap = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[6]) or 1
 local now = now_ms()
