@@ -19,7 +19,7 @@ final class JobResults {
 	}
 
 	boolean store(String queue, String jobId, Object result) {
-		QueueKeys k = this.template.keysFor(queue, jobId);
+		QueueKeys k = this.template.partitioning().keysForJob(queue, jobId);
 		if (this.template.getSettings().resultRetention().isZero()) {
 			return false;
 		}
@@ -36,7 +36,7 @@ final class JobResults {
 	}
 
 	<T> Optional<T> read(String queue, String jobId, Class<T> type) {
-		byte[] raw = this.template.executor().redis().opsForValue().get(encodeUtf8(this.template.keysFor(queue, jobId).resultKey(jobId)));
+		byte[] raw = this.template.executor().redis().opsForValue().get(encodeUtf8(this.template.partitioning().keysForJob(queue, jobId).resultKey(jobId)));
 		return (raw != null) ? Optional.of(this.template.getSerializer().deserialize(raw, type)) : Optional.empty();
 	}
 

@@ -208,7 +208,7 @@ public class QueueAdmin implements QueueAdminOperations {
 
 	@Override
 	public Optional<JobInfo> job(String queue, String id) {
-		List<Object> reply = this.executor.run(this.executor.scripts().inspect(), this.template.keysFor(queue, id),
+		List<Object> reply = this.executor.run(this.executor.scripts().inspect(), this.template.partitioning().keysForJob(queue, id),
 				List.of(encodeAscii("job"), encodeUtf8(id)));
 		return ScriptReplies.flatJob(queue, id, reply, (raw) -> this.template.headers(queue, raw));
 	}
@@ -239,7 +239,7 @@ public class QueueAdmin implements QueueAdminOperations {
 
 	@Override
 	public boolean deleteJob(String queue, String id) {
-		QueueKeys k = this.template.keysFor(queue, id);
+		QueueKeys k = this.template.partitioning().keysForJob(queue, id);
 		List<Object> reply = this.executor.run(this.executor.scripts().jobs(), k, List.of(JOBS_DELETE, encodeUtf8(id)));
 		long code = ScriptReplies.asLong(reply.get(ScriptReplies.JOBS_CODE));
 		if (code == ScriptReplies.JOBS_DELETE_ACTIVE) {
@@ -256,7 +256,7 @@ public class QueueAdmin implements QueueAdminOperations {
 
 	@Override
 	public boolean promote(String queue, String id) {
-		QueueKeys k = this.template.keysFor(queue, id);
+		QueueKeys k = this.template.partitioning().keysForJob(queue, id);
 		List<Object> reply = this.executor.run(this.executor.scripts().jobs(), k, List.of(JOBS_PROMOTE, encodeUtf8(id)));
 		long code = ScriptReplies.asLong(reply.get(ScriptReplies.JOBS_CODE));
 		if (code == ScriptReplies.JOBS_PROMOTE_DEAD && "expired".equals(text(reply.get(ScriptReplies.JOBS_PROMOTE_REASON)))) {
@@ -371,30 +371,37 @@ public class QueueAdmin implements QueueAdminOperations {
 	}
 
 	private long deadOp(String queue, byte[] op, String id) {
-		return ScriptReplies.deadOp(this.executor.run(this.executor.scripts().dead(), this.template.keysFor(queue, id),
-				List.of(op, encodeNumber(1), ANY_TIME, encodeUtf8(id)))).touched();
+		return ScriptReplies.deadOp(this.executor.run(this.executor.scripts().dead(), this.template.partitioning().keysForJob(queue, id),
+				List.of(op, encodeNumber(1), ANY_TIME, groupCap(queue), encodeUtf8(id)))).touched();
+	}
+
+	/** The cap a retried job's group gets when it has no record any more (see dead.lua). */
+	private byte[] groupCap(String queue) {
+		return encodeNumber(this.settings.groupConcurrency(queue));
 	}
 
 	/**
 	 * Touches every job dead when the call began, each once: after the first step only jobs that
 	 * died by the time of that step are taken, so jobs that die again later (and jobs whose retry
-	 * was refused, which are stamped a millisecond after the refusal) are left for a later call.
+	 * was refused, which are stamped a millisecond after the refusal, and retried jobs that died
+	 * again within the millisecond of their retry, stamped a millisecond after it) are left for a
+	 * later call.
 	 */
 	private long deadOpAll(String queue, byte[] op) {
 		long total = 0;
 		for (QueueKeys k : this.template.partitions(queue)) {
-			total += deadOpAll(k, op);
+			total += deadOpAll(k, op, groupCap(queue));
 		}
 		return total;
 	}
 
-	private long deadOpAll(QueueKeys k, byte[] op) {
+	private long deadOpAll(QueueKeys k, byte[] op, byte[] groupCap) {
 		int batch = this.settings.reapBatch();
 		long total = 0;
 		byte[] before = ANY_TIME;
 		while (true) {
 			ScriptReplies.DeadOpReply reply = ScriptReplies
-				.deadOp(this.executor.run(this.executor.scripts().dead(), k, List.of(op, encodeNumber(batch), before)));
+				.deadOp(this.executor.run(this.executor.scripts().dead(), k, List.of(op, encodeNumber(batch), before, groupCap)));
 			total += reply.touched();
 			if (reply.touched() + reply.refused() < batch) {
 				return total;

@@ -87,6 +87,11 @@ final class QueuePartitions {
 		return (parts.length == 1) ? parts[0] : parts[partitionOfId(id, parts.length)];
 	}
 
+	/** The keys of the partition that holds a job, its id checked first (see {@link JobIds}). */
+	QueueKeys keysForJob(String queue, String id) {
+		return keysFor(queue, JobIds.validate(id));
+	}
+
 	/**
 	 * The keys of the partition a new job or batch goes to: the partition of its routing key, or
 	 * the next partition in turn.
@@ -137,6 +142,7 @@ final class QueuePartitions {
 	<R> List<R> byPartition(String queue, Collection<JobRef> jobs,
 			BiFunction<QueueKeys, Collection<JobRef>, List<R>> call) {
 		QueueKeys[] parts = partitions(queue);
+		JobIds.validateRefs(jobs);
 		if (parts.length == 1) {
 			return call.apply(parts[0], jobs);
 		}

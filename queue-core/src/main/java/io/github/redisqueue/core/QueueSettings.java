@@ -614,11 +614,7 @@ public final class QueueSettings {
 		 */
 		public QueueSettings build() {
 			QueueNames.validatePrefix(this.keyPrefix);
-			String workerId = (this.workerId != null) ? this.workerId : defaultWorkerId();
-			if (workerId.isBlank() || workerId.length() > 200 || workerId.indexOf('#') >= 0) {
-				throw new IllegalArgumentException("Worker id '" + workerId
-						+ "' is invalid: it must have 1 to 200 characters and no '#' (it separates the worker from the listener in lease identities)");
-			}
+			String workerId = WorkerIds.validate((this.workerId != null) ? this.workerId : defaultWorkerId());
 			positive("Max payload size", this.maxPayloadBytes);
 			if (this.defaultMaxAttempts < 1 || this.defaultMaxAttempts > JobOptions.MAX_ATTEMPTS_LIMIT) {
 				throw new IllegalArgumentException("Default max attempts " + this.defaultMaxAttempts

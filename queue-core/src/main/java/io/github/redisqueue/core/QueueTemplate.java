@@ -439,6 +439,8 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 					"Reserve count " + max + " is out of range: it must be from 1 to " + MAX_RESERVE);
 		}
 		checkLease(lease);
+		WorkerIds.validateIdentity(workerId);
+		JobIds.validateRefs(completions);
 		Reservation reservation;
 		if (parts.length == 1) {
 			ScriptReplies.ReserveReply reply = ScriptReplies.reservation(queue, this.executor
@@ -537,7 +539,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	}
 
 	private FailResult fail(String queue, JobRef job, String error, byte[] mode, long delayMs) {
-		QueueKeys k = keysFor(queue, job.id());
+		QueueKeys k = this.partitioning.keysForJob(queue, job.id());
 		List<Object> reply = this.executor.run(this.executor.scripts().fail(), k,
 				List.of(encodeUtf8(job.id()), encodeNumber(job.token()), encodeUtf8(error), mode, encodeNumber(delayMs)));
 		FailResult result = ScriptReplies.failResult(reply);
@@ -573,7 +575,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 					+ bytes.length + " bytes serialized: it must have at most " + MAX_PROGRESS_SIZE);
 		}
 		return ScriptReplies.progressWritten(this.executor.run(this.executor.scripts().progress(),
-				keysFor(queue, job.id()), List.of(encodeUtf8(job.id()), encodeNumber(job.token()), bytes)));
+				this.partitioning.keysForJob(queue, job.id()), List.of(encodeUtf8(job.id()), encodeNumber(job.token()), bytes)));
 	}
 
 	@Override
@@ -594,9 +596,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 
 	@Override
 	public int releaseWorker(String queue, String workerId) {
-		if (workerId.isEmpty()) {
-			throw new IllegalArgumentException("Worker id must not be empty");
-		}
+		WorkerIds.validateIdentity(workerId);
 		long total = 0;
 		for (QueueKeys k : partitions(queue)) {
 			// one bounded slice of the in-flight set per call, so Redis serves others in between

@@ -34,6 +34,7 @@ final class WorkerRegistry {
 	}
 
 	void heartbeat(WorkerInfo worker, Duration timeToLive) {
+		WorkerIds.validate(worker.id());
 		List<byte[]> args = List.of(encodeUtf8(worker.id()), encodeNumber(timeToLive.toMillis()), encodeAscii("host"),
 				encodeUtf8(worker.host()), encodeAscii("queues"), encodeUtf8(String.join(",", worker.queues())),
 				encodeAscii("runningJobs"), encodeNumber(worker.runningJobs()), encodeAscii("startedAt"),
@@ -49,6 +50,7 @@ final class WorkerRegistry {
 	}
 
 	void leave(WorkerInfo worker) {
+		WorkerIds.validate(worker.id());
 		byte[] id = encodeUtf8(worker.id());
 		for (String queue : worker.queues()) {
 			for (QueueKeys k : this.keys.apply(queue)) {

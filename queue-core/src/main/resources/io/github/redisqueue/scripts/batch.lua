@@ -159,7 +159,12 @@ if op == 'cancel' then
   if removed > 0 then
     redis.call('HINCRBY', K_STATS, 'cancelled', removed)
   end
-  local left = math.max(0, (tonumber(b[2]) or 0) - from - #members)
+  -- sub-jobs still to walk; none once the walk came to the end of the index (a damaged index
+  -- holding fewer entries than the batch's total ends the walk there instead of never)
+  local left = 0
+  if #members >= limit then
+    left = math.max(0, (tonumber(b[2]) or 0) - from - #members)
+  end
   rset(K_GATES, bk, 'cancelAt', from + #members, 'cancelled', cancelled + removed)
   if left == 0 then
     finish_batch(bid, rget(K_GATES, bk, GATE), now)

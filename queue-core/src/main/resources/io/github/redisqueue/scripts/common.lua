@@ -82,13 +82,12 @@ end
 -- per field of the record's kind (false where a field is unset), read like hashes with rget (the
 -- values of the named fields, false where unset, as HMGET answers) and written field by field
 -- with rset. Each record is decoded once per call and kept in this cache (false: no record); a
--- record that cannot be decoded reads as one without fields. A job's 'progress' was appended
--- after 'payload': a job record written without it (one position fewer) reads as one without
--- progress.
+-- record that cannot be decoded reads as one without fields. A job's 'progress' and 'ofGroup'
+-- were appended after 'payload': a job record written without them reads as one without them.
 local FIELDS = {
   [K_JOBS] = {'state', 'headers', 'priority', 'score', 'attempts', 'maxAttempts', 'token', 'enqueuedAt', 'dueAt',
     'readyAt', 'expireAt', 'finishedAt', 'uniqueKey', 'uniqueTtl', 'group', 'batch', 'ofBatch', 'worker',
-    'leaseUntil', 'ahead', 'lost', 'lostAhead', 'error', 'payload', 'progress'},
+    'leaseUntil', 'ahead', 'lost', 'lostAhead', 'error', 'payload', 'progress', 'ofGroup'},
   [K_GATES] = {'state', 'cap', 'admits', 'ends', 'priority', 'total', 'completed', 'dead', 'cancelled', 'createdAt',
     'finishedAt', 'onComplete', 'context', 'retention', 'maxAttempts', 'headers', 'cancelAt'}
 }
@@ -98,7 +97,7 @@ local POSITION = {
   [K_JOBS] = {state = 1, headers = 2, priority = 3, score = 4, attempts = 5, maxAttempts = 6, token = 7,
     enqueuedAt = 8, dueAt = 9, readyAt = 10, expireAt = 11, finishedAt = 12, uniqueKey = 13, uniqueTtl = 14,
     group = 15, batch = 16, ofBatch = 17, worker = 18, leaseUntil = 19, ahead = 20, lost = 21,
-    lostAhead = 22, error = 23, payload = 24, progress = 25},
+    lostAhead = 22, error = 23, payload = 24, progress = 25, ofGroup = 26},
   [K_GATES] = {state = 1, cap = 2, admits = 3, ends = 4, priority = 5, total = 6, completed = 7, dead = 8,
     cancelled = 9, createdAt = 10, finishedAt = 11, onComplete = 12, context = 13, retention = 14,
     maxAttempts = 15, headers = 16, cancelAt = 17}
@@ -110,7 +109,7 @@ local J = POSITION[K_JOBS]
 local function blank(h)
   if h == K_JOBS then
     return {false, false, false, false, false, false, false, false, false, false, false, false, false, false,
-      false, false, false, false, false, false, false, false, false, false, false}
+      false, false, false, false, false, false, false, false, false, false, false, false}
   end
   local r = {}
   for i = 1, #FIELDS[h] do
@@ -128,9 +127,11 @@ local function record(h, id)
       local ok, t = pcall(cmsgpack.unpack, raw)
       if ok and type(t) == 'table' and #t == #FIELDS[h] then
         r = t
-      elseif ok and type(t) == 'table' and h == K_JOBS and #t == J.progress - 1 then
-        -- written before the field progress was appended (the last one): it has none
-        t[J.progress] = false
+      elseif ok and type(t) == 'table' and h == K_JOBS and #t >= J.progress - 1 and #t < #FIELDS[h] then
+        -- written before the last fields were appended: it has none of them
+        for i = #t + 1, #FIELDS[h] do
+          t[i] = false
+        end
         r = t
       else
         -- damaged: what can be read of it, the rest unset
@@ -347,7 +348,7 @@ end
 
 -- Plain jobs (K_PLAIN): a ready job of priority 0 whose place in ready is its id, kept as one list
 -- element instead of a record, a payload entry and a ready entry. The list holds them in id order
--- (enqueue appends fresh ids, and plain_catch_up keeps the sequence past the last one), so the
+-- (enqueue appends fresh ids, and a lost counter resumes past the last one, see seq_lost_base), so the
 -- reserve merges its head with the ready set's by score, exactly as if they were one sorted set.
 local PLAIN_BASE = 1000 * 1000000000000
 
@@ -615,6 +616,12 @@ local function job_view(id, element)
   return out
 end
 
+-- whether a text is a job id as scripts write them: a decimal number of at most 18 digits without
+-- a leading zero; any other spelling ('05', ' 5') would reach the padded entries of another job
+local function is_job_id(id)
+  return type(id) == 'string' and #id <= 18 and (id == '0' or string.match(id, '^[1-9]%d*$') ~= nil)
+end
+
 -- member of the delayed set for a job id, and back
 local function dmember(id)
   if #id < 16 and string.match(id, '^%d+$') then
@@ -643,6 +650,18 @@ end
 -- record without a state is damaged, not gone
 local function gone(id, f)
   return not f[1] and not rexists(K_JOBS, id)
+end
+
+-- a job's score in the dead set: its time of death, but always after the time it last returned to
+-- ready (its readyAt, when that is not more than an hour ahead): a job that an operator's retry
+-- put back and that died again within the same millisecond is stamped a millisecond later, after
+-- the bound of a retry-all call under way, so that the call does not retry it twice
+local function dead_score(ready_at, now)
+  local since = tonumber(ready_at)
+  if since and since >= now and since < now + 3600000 then
+    return since + 1
+  end
+  return now
 end
 
 local wake_owed = -1
@@ -809,7 +828,7 @@ local function admit(gk, kind, name, g, now)
           local reason = (not state) and 'corrupt job: field state is missing'
             or ('corrupt job: field priority is ' .. (f[2] and ("'" .. string.sub(f[2], 1, 40) .. "'") or 'missing'))
           jset(id, 'state', 'dead', 'error', reason, 'finishedAt', now, 'group', '')
-          redis.call('ZADD', K_DEAD, now, id)
+          redis.call('ZADD', K_DEAD, dead_score(jget(id, {'readyAt'})[1], now), id)
           redis.call('HINCRBY', K_STATS, 'dead', 1)
         end
         budget = budget - 1
@@ -839,9 +858,11 @@ end
 
 -- a job of a batch or a group ended with outcome 'completed', 'dead' or 'cancelled': its place is
 -- freed, the next waiting job admitted, and a batch whose last sub-job this was finishes. The
--- job's 'batch' or 'group' field is cleared (a batch's id stays in 'ofBatch'), so an end is
--- counted once even if the job runs again later (a dead sub-job retried by an operator is a plain
--- job); pass deleting when the caller deletes the job next. Call it while the record exists.
+-- job's 'batch' or 'group' field is cleared (the batch id stays in 'ofBatch', the group key in
+-- 'ofGroup'), so an end is counted once even if the job runs again later (a dead sub-job retried
+-- by an operator is a plain job; a dead job of a group retried by an operator joins its group
+-- again, see dead.lua); pass deleting when the caller deletes the job next. Call it while the
+-- record exists.
 local function gate_end(id, batch, group, outcome, now, deleting)
   local kind, gk, name
   if batch and batch ~= '' then
@@ -852,7 +873,7 @@ local function gate_end(id, batch, group, outcome, now, deleting)
   elseif group and group ~= '' then
     kind, gk, name = 'group', gate_id('g', group), group
     if not deleting then
-      jset(id, 'group', '')
+      jset(id, 'group', '', 'ofGroup', group)
     end
   else
     return
@@ -911,7 +932,7 @@ end
 
 local function to_dead(id, reason, now)
   jset(id, 'state', 'dead', 'error', reason, 'finishedAt', now, 'worker', '')
-  redis.call('ZADD', K_DEAD, now, id)
+  redis.call('ZADD', K_DEAD, dead_score(jget(id, {'readyAt'})[1], now), id)
   local u = jget(id, {'uniqueKey', 'uniqueTtl', 'batch', 'group'})
   release_unique(id, u[1], u[2], false, now)
   redis.call('HINCRBY', K_STATS, 'dead', 1)
@@ -1163,8 +1184,11 @@ end
 
 -- acknowledges one job held under token. Also accepted: a job taken back from that holder (its
 -- lease ran out) and not reserved by anyone since, which still carries the same token: it is
--- done and nobody else holds it. Returns 1 done, 2 already completed under that token, 0 stale
--- token (someone reserved it since), -1 no such job.
+-- done and nobody else holds it; that includes a job the take-back dead-lettered (it did run),
+-- unless a batch or a group counted that death ('ofBatch' or 'ofGroup' set): an end counted
+-- there stays as counted, and the late completion is refused as stale. Returns 1 done, 2
+-- already completed under that token, 0 stale token (someone reserved it since, or its end was
+-- counted otherwise), -1 no such job.
 local function complete_job(id, token, retention, now)
   local r = record(K_JOBS, id)
   local state = r and r[J.state]
@@ -1178,13 +1202,16 @@ local function complete_job(id, token, retention, now)
     return 2
   elseif state == 'active' then
     redis.call('ZREM', K_INFLIGHT, id)
-  else
+  elseif state == 'ready' then
     -- taken back but not handed out again
     redis.call('ZREM', K_READY, id)
-    redis.call('ZREM', K_DEAD, id)
-    redis.call('ZREM', K_DELAYED, dmember(id))
-    delayed_head = false
     redis.call('ZREM', K_EXPIRY, id)
+  elseif state == 'dead' and (r[J.ofBatch] or '') == '' and (r[J.ofGroup] or '') == '' then
+    -- dead-lettered by the take-back; no batch or group counted it
+    redis.call('ZREM', K_DEAD, id)
+    redis.call('ZREM', K_EXPIRY, id)
+  else
+    return 0
   end
   release_unique(id, r[J.uniqueKey], r[J.uniqueTtl], true, now)
   gate_end(id, r[J.batch], r[J.group], 'completed', now, retention <= 0)

@@ -38,13 +38,16 @@ end
 local recent, span = completed_recently(now_ms())
 -- the counters, with the sub-jobs of the (at most 100 oldest) open batches waiting for a place
 -- and admitted, summed here rather than counted by every sub-job
-local counters = redis.call('HGETALL', K_STATS)
--- the rate limit's window (see reserve.lua) is internal and may be large: left out
-for i = 1, #counters, 2 do
-  if counters[i] == '~rate' then
-    table.remove(counters, i)
-    table.remove(counters, i)
-    break
+-- (only the counters named here are read: the internal fields, among them a rate limit's window
+-- of up to 130 KB, are not; a new counter is added to this list)
+local COUNTERS = {'enqueued', 'completed', 'failed', 'dead', 'expired', 'reaped', 'duplicates', 'deleted',
+  'cancelled', 'groupActive', 'groupWaiting', 'batchesOpened', 'batchesCompleted', 'batchesCancelled'}
+local values = redis.call('HMGET', K_STATS, unpack(COUNTERS))
+local counters = {}
+for i, name in ipairs(COUNTERS) do
+  if values[i] then
+    counters[#counters + 1] = name
+    counters[#counters + 1] = values[i]
   end
 end
 local open = redis.call('ZRANGE', K_BATCHES, 0, 99)

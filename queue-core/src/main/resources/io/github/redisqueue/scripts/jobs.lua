@@ -179,6 +179,11 @@ local function leave_gate(id, batch, group)
   end
 end
 
+-- ids other than the engine's spelling are refused before anything is written
+if (op == 'delete' or op == 'promote') and not is_job_id(ARGV[4]) then
+  return redis.error_reply('ERR invalid job id')
+end
+
 if op == 'delete' then
   local id = ARGV[4]
   local r = record(K_JOBS, id)
@@ -226,9 +231,11 @@ if op == 'promote' then
   end
   local names = {'state', 'priority', 'expireAt', 'attempts', 'lost'}
   local f = jget(id, names)
+  local is_gone = gone(id, f)
+  -- the entry leaves the delayed set in every case: the job runs now, is dead-lettered, or is gone
   redis.call('ZREM', K_DELAYED, member)
   delayed_head = false
-  if gone(id, f) then
+  if is_gone then
     return {0}
   end
   local bad = (not f[1] and 'corrupt job: field state is missing') or corrupt(f, names, {2})

@@ -59,16 +59,17 @@ end
 if seq_id(seq_peek() + #fire) > MAX_SEQ then
   return redis.error_reply('ERR queue sequence exhausted: a queue takes at most ' .. int(MAX_SEQ) .. ' jobs')
 end
-redis.call('HSET', K_SCHEDULES, name, num(tick))
 local out = {num(now), (#fire > 0) and 'fired' or 'late'}
+-- the ids first: new_id may fail (no free id), and the tick is recorded only with its jobs
+local elements = {}
+for i, job in ipairs(fire) do
+  local id = int(new_id())
+  elements[i] = plain_element(id, plain_prefix(job[2], max_attempts, num(now)), ARGV[12])
+  out[#out + 1] = num(job[1])
+  out[#out + 1] = id
+end
+redis.call('HSET', K_SCHEDULES, name, num(tick))
 if #fire > 0 then
-  local elements = {}
-  for i, job in ipairs(fire) do
-    local id = int(new_id())
-    elements[i] = plain_element(id, plain_prefix(job[2], max_attempts, num(now)), ARGV[12])
-    out[#out + 1] = num(job[1])
-    out[#out + 1] = id
-  end
   if redis.call('RPUSH', K_PLAIN, unpack(elements)) == #elements then
     -- a new list holds no tombstone (see plain_tombstone)
     redis.call('HDEL', K_STATS, TOMBS)

@@ -3,6 +3,7 @@ package io.github.redisqueue.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * Batches through the pull API on a real Redis: the cap counted in Redis, round-robin between
@@ -409,6 +411,24 @@ class BatchIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(after.total("batchActive")).isEqualTo(3);
 		assertThat(after.total("groupWaiting")).isEqualTo(1);
 		assertThat(after.total("groupActive")).isEqualTo(1);
+	}
+
+	// S1: a cancel walks the batch's index of sub-jobs and ends at its end, even when entries are missing
+	@Test
+	void cancellingABatchWhoseIndexLostEntriesEndsAtTheEndOfTheIndex() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		Batch batch = queues.batch("s1").maxConcurrency(1).addAll(IntStream.range(0, 30).boxed().toList())
+			.submit();
+		String index = queues.keys("s1").key("batches:jobs");
+		Set<String> members = this.redis.opsForZSet().range(index, 20, -1);
+		this.redis.opsForZSet().remove(index, members.toArray());
+
+		BatchStatus status = assertTimeoutPreemptively(Duration.ofSeconds(60),
+				() -> queues.cancelBatch("s1", batch.id()), "the cancel did not end");
+
+		// the admitted sub-job and the 19 waiting ones the index still names
+		assertThat(status.cancelled()).isEqualTo(20);
+		assertThat(status.state()).isEqualTo(BatchState.CANCELLING);
 	}
 
 }

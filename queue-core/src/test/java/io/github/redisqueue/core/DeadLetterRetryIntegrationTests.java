@@ -156,6 +156,37 @@ class DeadLetterRetryIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(retried).isBetween(1L, 50L);
 	}
 
+	/**
+	 * The race behind a rare failure of the test above: a step of retryAllDead retries a job at
+	 * server time T, a consumer fails it again within that millisecond, and its death stamped T fell
+	 * within the bound (T) of the call's next steps, which retried it a second time. The same
+	 * millisecond is made certain here by recording the retry a minute ahead of the Redis clock.
+	 */
+	@Test
+	void aRetriedJobThatDiesAgainWithinTheMillisecondOfItsRetryIsLeftForTheNextRetryAllCall() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
+		String id = queues.enqueue("race", "x", JobOptions.builder().maxAttempts(1).build()).id();
+		queues.retry("race", queues.reserve("race", 1, LEASE).get(0).ref(), "fails at once", Duration.ZERO);
+		assertThat(admin.retryDead("race", id)).isTrue();
+		ReservedJob again = queues.reserve("race", 1, LEASE).get(0);
+		long retriedAt = RedisClock.now(this.redis).toEpochMilli() + 60_000;
+		new JobRecords(this.redis, queues, "race").put(id, "readyAt", Long.toString(retriedAt));
+
+		assertThat(queues.retry("race", again.ref(), "fails again", Duration.ZERO)).isEqualTo(FailResult.DEAD_LETTERED);
+
+		Double diedAt = this.redis.opsForZSet().score(queues.keys("race").key("dead"), id);
+		assertThat(diedAt).isNotNull();
+		assertThat(diedAt.longValue()).as("stamped after its retry").isGreaterThan(retriedAt);
+		// a later step of the call that retried it (bounded by that call's first step) passes over it
+		QueueScriptExecutor executor = queues.executor();
+		List<Object> step = executor.run(executor.scripts().dead(), queues.keys("race"),
+				List.of(ScriptArgs.encodeAscii("retry"), ScriptArgs.encodeNumber(10),
+						ScriptArgs.encodeNumber(retriedAt), ScriptArgs.encodeNumber(1)));
+		assertThat(ScriptReplies.deadOp(step).touched()).isZero();
+		assertThat(admin.retryAllDead("race")).as("the next call retries it").isEqualTo(1);
+	}
+
 	// F16 with F02's expired jobs
 	@Test
 	void retryAllDeadOfExpiredJobsReturnsAtOnceWhileConsumersRunAndTheJobsRun() throws Exception {

@@ -536,7 +536,8 @@ class QueueAdminJobsIntegrationTests extends AbstractRedisIntegrationTests {
 		this.queues.enqueue(QUEUE, "x");
 
 		assertThat(this.admin.deleteJob(QUEUE, "999")).isFalse();
-		assertThat(this.admin.deleteJob(QUEUE, "not-an-id")).isFalse();
+		assertThatIllegalArgumentException().isThrownBy(() -> this.admin.deleteJob(QUEUE, "not-an-id"))
+			.withMessageContaining("Job id 'not-an-id'");
 		assertThat(this.admin.deleteJob("elsewhere", "1")).isFalse();
 		assertThat(this.admin.counts(QUEUE).ready()).isEqualTo(1);
 		assertThat(this.admin.counts(QUEUE).total("deleted")).isZero();
@@ -589,7 +590,7 @@ class QueueAdminJobsIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(this.admin.promote(QUEUE, ready)).isFalse();
 		assertThat(this.admin.promote(QUEUE, record)).isFalse();
 		assertThat(this.admin.promote(QUEUE, "999")).isFalse();
-		assertThat(this.admin.promote(QUEUE, "not-an-id")).isFalse();
+		assertThatIllegalArgumentException().isThrownBy(() -> this.admin.promote(QUEUE, "not-an-id"));
 		assertThat(this.admin.promote(QUEUE, expiring)).isFalse();
 
 		assertThat(this.admin.job(QUEUE, expiring)).hasValueSatisfying((job) -> {

@@ -14,6 +14,8 @@ import io.github.redisqueue.support.converter.JacksonJobSerializer;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.data.redis.core.script.DefaultRedisScript;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -26,6 +28,38 @@ class QueueSchedulesIntegrationTests extends AbstractRedisIntegrationTests {
 	private static final Duration GRACE = Duration.ofSeconds(10);
 
 	private static final byte[] PAYLOAD = "\"digest\"".getBytes(StandardCharsets.UTF_8);
+
+	// every id new_id would try next is taken (records put there), so that it fails
+	private static final DefaultRedisScript<Long> TAKE_NEXT_IDS = new DefaultRedisScript<>(QueueScripts.withPrelude("""
+			local seq = (tonumber(redis.call('GET', K_SEQ)) or 0) + 1
+			redis.call('HSET', K_JOBS, int(seq_id(seq)), 'x')
+			local step = 1
+			for _ = 1, 62 do
+			  seq = seq + step
+			  redis.call('HSET', K_JOBS, int(seq_id(seq)), 'x')
+			  step = step * 2
+			end
+			return 1
+			"""), Long.class);
+
+	// S3: the tick is recorded only with its job
+	@Test
+	void aTickWhoseJobCannotBeGivenAnIdIsNotRecorded() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueSchedules schedules = new QueueSchedules(queues);
+		Instant tick = schedules.peek("digest", "daily").serverTime().minusMillis(200);
+		List<String> keys = queues.keys("digest").scriptKeys().stream()
+			.map((key) -> new String(key, StandardCharsets.UTF_8))
+			.toList();
+		this.redis.execute(TAKE_NEXT_IDS, keys, "", "");
+
+		assertThatThrownBy(() -> schedules.fire("digest", "daily", tick, tick.minusSeconds(1), MissedTicks.FIRE_ONCE,
+				GRACE, PAYLOAD)).hasStackTraceContaining("no free job id");
+
+		assertThat(schedules.peek("digest", "daily").lastTick()).as("the tick is not taken as handled").isNull();
+		assertThat(queues.keys("digest").key("ready:plain")).satisfies(
+				(plain) -> assertThat(this.redis.opsForList().size(plain)).isZero());
+	}
 
 	@Test
 	void aTickFiresOnceAndCarriesItsTickAndScheduleHeaders() {

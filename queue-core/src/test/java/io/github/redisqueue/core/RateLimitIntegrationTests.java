@@ -148,4 +148,28 @@ class RateLimitIntegrationTests extends AbstractRedisIntegrationTests {
 			.matches("[0-9]+");
 	}
 
+	// S5: the counts read the public counters only, not the window of up to 130 KB
+	@Test
+	void countsReadTheCountersButNotTheWindowOfTheStatsHash() {
+		QueueTemplate queues = limited("s5", "10000/1s");
+		QueueAdmin admin = new QueueAdmin(queues);
+		queues.enqueue("s5", "x");
+		String stats = queues.keys("s5").key("stats");
+		this.redis.opsForHash().put(stats, "~rate", "1".repeat(130_000));
+		this.redis.execute((org.springframework.data.redis.core.RedisCallback<Object>) (connection) -> {
+			connection.serverCommands().resetConfigStats();
+			return null;
+		});
+
+		QueueCounts counts = admin.counts("s5");
+
+		java.util.Properties commands = this.redis.execute(
+				(org.springframework.data.redis.core.RedisCallback<java.util.Properties>) (connection) -> connection
+					.serverCommands()
+					.info("commandstats"));
+		assertThat(commands.stringPropertyNames()).noneMatch((name) -> name.contains("hgetall"));
+		assertThat(counts.total("enqueued")).isEqualTo(1);
+		assertThat(counts.totals().keySet()).noneMatch((name) -> name.startsWith("~"));
+	}
+
 }

@@ -43,7 +43,7 @@ class ScriptPreludeIntegrationTests extends AbstractRedisIntegrationTests {
 		List<Object> found = List.copyOf(this.redis.execute(CHECK, keyNames, "", ""));
 
 		assertThat(found).containsExactly(keys.key("gates") + " 17 fields, 17 positions",
-				keys.key("jobs") + " 25 fields, 25 positions");
+				keys.key("jobs") + " 26 fields, 26 positions");
 	}
 
 }

@@ -7,6 +7,7 @@ import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -81,6 +82,40 @@ class SilentWorkerIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(admin.silentWorkers()).isEmpty();
 		assertThat(admin.reapOnce().abandoned()).isZero();
 		assertThat(state("mail", held)).isEqualTo(JobState.ACTIVE);
+	}
+
+	// F09b: a worker id holding '#' would make a silent worker's name the prefix of another's leases
+	@Test
+	void workerIdsWithAHashAreRefusedOnEveryPathSoASilentWorkerTakesBackItsOwnJobsOnly() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
+		queues.enqueueAll("mail", List.of(1, 2, 3), JobOptions.defaults());
+		WorkerInfo hashed = new WorkerInfo("batch#2", "h", List.of("mail"), 1, null, null);
+		assertThatIllegalArgumentException().isThrownBy(() -> admin.heartbeat(hashed, Duration.ofMinutes(5)))
+			.withMessageContaining("'batch#2'")
+			.withMessageContaining("no '#'");
+		assertThatIllegalArgumentException().isThrownBy(() -> admin.leave(hashed));
+		for (String identity : List.of("", "#mailer", "#2#mailer", " #mailer", "w".repeat(201) + "#mailer")) {
+			assertThatIllegalArgumentException().as("'%s'", identity)
+				.isThrownBy(() -> queues.reserveBatch("mail", 1, LONG_LEASE, identity));
+			assertThatIllegalArgumentException().as("'%s'", identity)
+				.isThrownBy(() -> queues.releaseWorker("mail", identity));
+		}
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> QueueSettings.builder().workerId("batch#2").build());
+		assertThat(admin.workers()).isEmpty();
+		assertThat(admin.counts("mail").inFlight()).isZero();
+
+		// the same sequence with ids the rule allows: only the silent worker's job comes back
+		admin.heartbeat(new WorkerInfo("batch", "h", List.of("mail"), 1, null, null), Duration.ofMillis(300));
+		admin.heartbeat(new WorkerInfo("batch-2", "h", List.of("mail"), 1, null, null), Duration.ofMinutes(5));
+		ReservedJob silent = queues.reserveBatch("mail", 1, LONG_LEASE, "batch#mailer").jobs().get(0);
+		ReservedJob live = queues.reserveBatch("mail", 1, LONG_LEASE, "batch-2#mailer").jobs().get(0);
+		await().atMost(Duration.ofSeconds(5)).until(() -> admin.silentWorkers().contains("batch"));
+
+		assertThat(admin.reapOnce().abandoned()).isEqualTo(1);
+		assertThat(state("mail", silent)).isEqualTo(JobState.READY);
+		assertThat(state("mail", live)).isEqualTo(JobState.ACTIVE);
 	}
 
 	private JobState state(String queue, ReservedJob job) {

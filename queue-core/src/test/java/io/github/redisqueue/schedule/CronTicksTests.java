@@ -2,6 +2,7 @@ package io.github.redisqueue.schedule;
 
 import java.time.Instant;
 import java.time.ZoneId;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -58,6 +59,32 @@ class CronTicksTests {
 			next = ticks.next(next);
 		}
 		return last;
+	}
+
+	// S6: a daily tick at a wall-clock time that a DST change skips or repeats, as the scheduler computes it
+	@Test
+	void aDailyTickInTheHourOfADaylightSavingChangeIsSkippedInSpringAndTwiceInAutumn() {
+		ZoneId paris = ZoneId.of("Europe/Paris");
+		CronTicks ticks = new CronTicks(CronExpression.parse("0 30 2 * * *"), paris);
+
+		assertThat(ticksBetween(ticks, "2026-03-28T00:00:00Z", "2026-03-31T00:00:00Z")).containsExactly(
+				Instant.parse("2026-03-28T01:30:00Z"), Instant.parse("2026-03-30T00:30:00Z"));
+		assertThat(ticksBetween(ticks, "2026-10-24T00:00:00Z", "2026-10-27T00:00:00Z")).containsExactly(
+				Instant.parse("2026-10-24T00:30:00Z"), Instant.parse("2026-10-25T00:30:00Z"),
+				Instant.parse("2026-10-25T01:30:00Z"), Instant.parse("2026-10-26T01:30:00Z"));
+		// the backward search agrees with the forward walk on the repeated hour
+		assertThat(ticks.latestAtOrBefore(Instant.parse("2026-10-25T01:45:00Z")))
+			.isEqualTo(Instant.parse("2026-10-25T01:30:00Z"));
+		assertThat(ticks.previous(Instant.parse("2026-10-25T01:30:00Z"))).isEqualTo(Instant.parse("2026-10-25T00:30:00Z"));
+	}
+
+	private static List<Instant> ticksBetween(CronTicks ticks, String from, String to) {
+		List<Instant> found = new ArrayList<>();
+		Instant end = Instant.parse(to);
+		for (Instant tick = ticks.next(Instant.parse(from)); tick != null && tick.isBefore(end); tick = ticks.next(tick)) {
+			found.add(tick);
+		}
+		return found;
 	}
 
 }

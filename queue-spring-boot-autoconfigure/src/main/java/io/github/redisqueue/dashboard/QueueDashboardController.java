@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.BiPredicate;
 
+import io.github.redisqueue.core.JobIds;
 import io.github.redisqueue.core.JobOrder;
 import io.github.redisqueue.core.JobState;
 import io.github.redisqueue.core.QueueAdminOperations;
@@ -156,6 +157,7 @@ public class QueueDashboardController {
 	@GetMapping("/api/queues/{queue}/jobs/{id}")
 	ResponseEntity<?> job(@PathVariable String queue, @PathVariable String id, HttpServletRequest request) {
 		QueueNames.validate(queue);
+		JobIds.validate(id);
 		return this.admin.job(queue, id)
 			.<ResponseEntity<?>>map((job) -> ResponseEntity.ok(JobDetail.of(settings(request), job)))
 			.orElseGet(() -> ResponseEntity.status(HttpStatus.NOT_FOUND)
@@ -212,6 +214,7 @@ public class QueueDashboardController {
 	private ActionResult jobAction(HttpServletRequest request, String queue, String id, String action,
 			BiPredicate<String, String> operation, String done, String notDone) {
 		QueueNames.validate(queue);
+		JobIds.validate(id);
 		boolean changed = operation.test(queue, id);
 		return audit(request, queue, action, List.of(id), changed ? 1 : 0,
 				"job " + id + " " + (changed ? done : notDone));

@@ -7,6 +7,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.github.redisqueue.core.BatchStatus;
+import io.github.redisqueue.core.JobIds;
 import io.github.redisqueue.core.PartitionCounts;
 import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueAdminOperations;
@@ -39,8 +40,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *
  * <p>Like Spring Boot's own endpoints with side effects, its access is read-only by default:
  * exposing it exposes the reads only, and the writes need
- * {@code management.endpoint.queues.access=unrestricted}. An invalid queue name, page, action or
- * batch is refused as an invalid request (400 over HTTP) whose reason names the rule.
+ * {@code management.endpoint.queues.access=unrestricted}. An invalid queue name, page, action,
+ * job id or batch is refused as an invalid request (400 over HTTP) whose reason names the rule.
  *
  * @since 0.1.0
  */
@@ -165,7 +166,7 @@ public class QueuesEndpoint {
 	 * @return the job, or {@code null} (404) when there is none
 	 */
 	public @Nullable JobDescriptor job(String name, String id) {
-		return checked(() -> this.operations.job(name, id).map(JobDescriptor::of).orElse(null));
+		return checked(() -> this.operations.job(name, JobIds.validate(id)).map(JobDescriptor::of).orElse(null));
 	}
 
 	/**
@@ -182,10 +183,10 @@ public class QueuesEndpoint {
 		return checked(() -> switch (action) {
 			case "pause" -> stateChange(name, action, this.operations.pause(name));
 			case "resume" -> stateChange(name, action, this.operations.resume(name));
-			case "retry-dead" -> jobs(name, action, (id != null) ? (this.operations.retryDead(name, id) ? 1 : 0)
-					: this.operations.retryAllDead(name));
-			case "purge-dead" -> jobs(name, action, (id != null) ? (this.operations.purgeDead(name, id) ? 1 : 0)
-					: this.operations.purgeAllDead(name));
+			case "retry-dead" -> jobs(name, action, (id != null)
+					? (this.operations.retryDead(name, JobIds.validate(id)) ? 1 : 0) : this.operations.retryAllDead(name));
+			case "purge-dead" -> jobs(name, action, (id != null)
+					? (this.operations.purgeDead(name, JobIds.validate(id)) ? 1 : 0) : this.operations.purgeAllDead(name));
 			case "cancel-batch" -> cancelBatch(name, id);
 			default -> throw invalid("Unknown action '" + action
 					+ "': use pause, resume, retry-dead, purge-dead or cancel-batch");

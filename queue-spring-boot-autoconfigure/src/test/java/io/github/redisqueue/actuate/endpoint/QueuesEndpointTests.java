@@ -8,6 +8,7 @@ import java.util.function.Consumer;
 
 import io.github.redisqueue.core.Batch;
 import io.github.redisqueue.core.BatchState;
+import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.JobState;
 import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueSettings;
@@ -294,6 +295,24 @@ class QueuesEndpointTests {
 		assertThatExceptionOfType(InvalidEndpointRequestException.class)
 			.isThrownBy(() -> this.endpoint.job("bad name", id))
 			.satisfies((ex) -> assertThat(ex.getReason()).contains("'bad name'"));
+	}
+
+	@Test
+	void jobIdsThatAreNotCanonicalDecimalsAreAnInvalidRequestAndChangeNothing() {
+		this.queues.enqueueAll("ids", List.of(1, 2, 3, 4), JobOptions.defaults());
+		String delayed = this.queues.enqueue("ids", 5, JobOptions.builder().delay(Duration.ofHours(1)).build()).id();
+		for (String bad : List.of("05", "", "1a", "+5", " 5", "5 ")) {
+			assertThatExceptionOfType(InvalidEndpointRequestException.class).as("'%s'", bad)
+				.isThrownBy(() -> this.endpoint.job("ids", bad))
+				.satisfies((ex) -> assertThat(ex.getReason()).contains("Job id '" + bad + "'"));
+			for (String action : List.of("retry-dead", "purge-dead")) {
+				assertThatExceptionOfType(InvalidEndpointRequestException.class).as("%s '%s'", action, bad)
+					.isThrownBy(() -> this.endpoint.act("ids", action, bad))
+					.satisfies((ex) -> assertThat(ex.getReason()).contains("Job id '" + bad + "'"));
+			}
+		}
+		assertThat(this.admin.job("ids", delayed).orElseThrow().state()).isEqualTo(JobState.DELAYED);
+		assertThat(this.admin.counts("ids").delayed()).isEqualTo(1);
 	}
 
 	private List<String> batchIds(String queue, @Nullable Integer offset, @Nullable Integer size) {
