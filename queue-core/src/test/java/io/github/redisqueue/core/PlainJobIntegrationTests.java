@@ -10,6 +10,7 @@ import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
@@ -78,7 +79,8 @@ class PlainJobIntegrationTests extends AbstractRedisIntegrationTests {
 				(info) -> assertThat(info.state()).isEqualTo(JobState.ACTIVE));
 		assertThat(admin.job(QUEUE, "3001")).isEmpty();
 		assertThat(admin.job(QUEUE, "0")).isEmpty();
-		assertThat(admin.job(QUEUE, "not-an-id")).isEmpty();
+		assertThatIllegalArgumentException().isThrownBy(() -> admin.job(QUEUE, "not-an-id"))
+			.withMessageContaining("Job id 'not-an-id' is invalid");
 	}
 
 	@Test
