@@ -36,7 +36,7 @@ class MicrometerJobEventsIntegrationTests extends AbstractRedisIntegrationTests 
 		queues.retry("mail", jobs.get(1).ref(), "again", Duration.ZERO);
 		queues.deadLetter("mail", jobs.get(2).ref(), "no");
 		queues.reserve("mail", 1, Duration.ofMillis(20));
-		await().atMost(Duration.ofSeconds(5)).until(() -> admin.reapOnce("mail").reclaimed() == 1);
+		await().atMost(Duration.ofSeconds(30)).until(() -> admin.reapOnce("mail").reclaimed() == 1);
 
 		assertThat(count(registry, "enqueued")).isEqualTo(4);
 		assertThat(count(registry, "duplicate")).isEqualTo(1);

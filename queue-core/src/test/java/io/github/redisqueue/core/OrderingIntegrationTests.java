@@ -56,7 +56,7 @@ class OrderingIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(admin.job("later", id).orElseThrow().state()).isEqualTo(JobState.DELAYED);
 		assertThat(admin.counts("later").delayed()).isEqualTo(1);
 
-		List<ReservedJob> jobs = await().atMost(Duration.ofSeconds(5))
+		List<ReservedJob> jobs = await().atMost(Duration.ofSeconds(30))
 			.until(() -> queues.reserve("later", 1, LEASE), (found) -> !found.isEmpty());
 		assertThat(jobs.get(0).id()).isEqualTo(id);
 		assertThat(Duration.between(enqueued, Instant.now())).isGreaterThanOrEqualTo(Duration.ofMillis(400));

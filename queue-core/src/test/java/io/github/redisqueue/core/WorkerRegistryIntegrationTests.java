@@ -34,7 +34,7 @@ class WorkerRegistryIntegrationTests extends AbstractRedisIntegrationTests {
 			assertThat(worker.runningJobs()).isEqualTo(3);
 			assertThat(worker.lastSeen()).isNotNull();
 		});
-		await().atMost(Duration.ofSeconds(5)).until(() -> admin.workers().isEmpty());
+		await().atMost(Duration.ofSeconds(30)).until(() -> admin.workers().isEmpty());
 	}
 
 	@Test

@@ -90,7 +90,7 @@ class BatchListenerIntegrationTests extends AbstractRedisIntegrationTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> resizer.completions.size() == 1);
 		assertThat(resizer.completions.get(0))
 			.isEqualTo("request-1: " + new BatchCompletion("resize", batch.id(), false, 5, 5, 0, 0));
-		await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
+		await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(30))
 			.until(() -> resizer.completions.size() == 1);
 	}
 

@@ -37,7 +37,7 @@ class ClockSkewIntegrationTests extends AbstractRedisIntegrationTests {
 				null, null);
 		container.start();
 		try {
-			await().atMost(Duration.ofSeconds(5)).until(() -> queues.reserves.get() >= 1);
+			await().atMost(Duration.ofSeconds(30)).until(() -> queues.reserves.get() >= 1);
 			long start = System.nanoTime();
 			queues.enqueue("skew", "later", JobOptions.builder().delay(Duration.ofSeconds(3)).build());
 			int before = queues.reserves.get();

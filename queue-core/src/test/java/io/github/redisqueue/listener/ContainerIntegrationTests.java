@@ -269,7 +269,7 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 			.id();
 		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
 		Instant expiry = admin.job("expiring", id).orElseThrow().expireAt();
-		await().atMost(Duration.ofSeconds(5)).until(() -> Instant.now().isAfter(expiry.plusMillis(100)));
+		await().atMost(Duration.ofSeconds(30)).until(() -> Instant.now().isAfter(expiry.plusMillis(100)));
 
 		container.stop();
 
@@ -291,7 +291,7 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 
 		container(queues, "resume", ContainerOptions.defaults(), (job, ack) -> calls.incrementAndGet());
 
-		await().atMost(Duration.ofSeconds(5)).until(() -> admin.counts("resume").total("completed") == 1);
+		await().atMost(Duration.ofSeconds(30)).until(() -> admin.counts("resume").total("completed") == 1);
 		assertThat(calls).hasValue(1);
 		assertThat(admin.job("resume", id)).isEmpty();
 	}
@@ -314,7 +314,7 @@ class ContainerIntegrationTests extends AbstractRedisIntegrationTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> container.getFailure() != null);
 		assertThat(container.getFailure()).isInstanceOf(BrokenExecutorError.class);
 		assertThat(container.isRunning()).isTrue();
-		await().atMost(Duration.ofSeconds(5)).until(() -> admin.counts("broken").ready() == 2);
+		await().atMost(Duration.ofSeconds(30)).until(() -> admin.counts("broken").ready() == 2);
 		assertThat(admin.counts("broken").inFlight()).isZero();
 
 		container.stop();

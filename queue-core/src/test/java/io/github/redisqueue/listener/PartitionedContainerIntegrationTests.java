@@ -63,7 +63,7 @@ class PartitionedContainerIntegrationTests extends AbstractRedisIntegrationTests
 			.lease(Duration.ofMinutes(60)).shutdownTimeout(Duration.ofSeconds(5)).build();
 		start(queues, "idle-parts", options, (job, ack) -> handled.add(queues.readPayload(job, String.class)));
 		// let the container reach its wait, then one job per partition, one after the other
-		await().pollDelay(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> true);
+		await().pollDelay(Duration.ofMillis(500)).atMost(Duration.ofSeconds(30)).until(() -> true);
 		for (String key : List.of("p-a", "p-b", "p-c", "p-d", "p-e", "p-f")) {
 			queues.enqueue("idle-parts", key, JobOptions.builder().partitionKey(key).build());
 			await().atMost(Duration.ofSeconds(20)).until(() -> handled.contains(key));
@@ -110,7 +110,7 @@ class PartitionedContainerIntegrationTests extends AbstractRedisIntegrationTests
 		}
 		await().atMost(Duration.ofSeconds(30)).until(() -> handled.size() == 660);
 		assertThat(twice).isEmpty();
-		await().atMost(Duration.ofSeconds(5)).until(() -> admin.counts("drain-parts").total("completed") == 660);
+		await().atMost(Duration.ofSeconds(30)).until(() -> admin.counts("drain-parts").total("completed") == 660);
 		assertThat(admin.counts("drain-parts").pending()).isZero();
 		admin.partitionCounts("drain-parts")
 			.forEach((partition) -> assertThat(partition.counts().total("completed")).as(partition.name())

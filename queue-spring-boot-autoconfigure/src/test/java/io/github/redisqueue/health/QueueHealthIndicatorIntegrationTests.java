@@ -131,7 +131,7 @@ class QueueHealthIndicatorIntegrationTests {
 					.getStatus()).isEqualTo(Status.UP);
 
 				Thresholds age = new Thresholds(null, null, Duration.ofMillis(200), "WARNING");
-				await().atMost(Duration.ofSeconds(5))
+				await().atMost(Duration.ofSeconds(30))
 					.until(() -> indicator(queues, age, List.of()).health().getStatus().getCode().equals("WARNING"));
 				assertThat(indicator(queues, age, List.of()).health().getDetails().get("thresholdsExceeded").toString())
 					.contains("emails: next job ready for");

@@ -100,7 +100,7 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
 		// reserved ahead: it waits for the only handler slot
 		String waiting = this.queues.enqueue(QUEUE, "waiting", once).id();
-		await().atMost(Duration.ofSeconds(5)).until(() -> loop.runningJobs().size() == 2);
+		await().atMost(Duration.ofSeconds(30)).until(() -> loop.runningJobs().size() == 2);
 
 		loop.drain(Duration.ofMillis(200));
 
