@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 /**
@@ -36,11 +37,16 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * {@code queue.batches.finished} with tags {@code queue} and {@code state} ({@code completed},
  * {@code cancelled}) counts finished batches, a running total that Redis keeps for every process.
  * Queues that appear later get their meters at the next refresh. The refresh runs on a daemon
- * thread {@code queue-metrics-1}.
+ * thread {@code queue-metrics-1} from the binding to a registry on.
+ *
+ * <p>In a Spring context it follows the context's lifecycle: a stop (or a pause, as of a cached
+ * test context) ends the refreshes, and so every Redis call, before the connection factory
+ * stops; a start resumes them, with a refresh at once. The gauges keep their last values
+ * meanwhile.
  *
  * @since 0.1.0
  */
-public class QueueMetricsBinder implements MeterBinder, AutoCloseable {
+public class QueueMetricsBinder implements MeterBinder, SmartLifecycle, AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(QueueMetricsBinder.class);
 
@@ -68,6 +74,12 @@ public class QueueMetricsBinder implements MeterBinder, AutoCloseable {
 
 	private @Nullable ThreadPoolTaskScheduler scheduler;
 
+	// set by a lifecycle stop or a close: no refresh is scheduled until the next start
+	private boolean stopped;
+
+	// set by a lifecycle start, cleared by a stop
+	private boolean started;
+
 	/**
 	 * @param operations the engine
 	 * @param refreshInterval time between refreshes
@@ -80,14 +92,63 @@ public class QueueMetricsBinder implements MeterBinder, AutoCloseable {
 	@Override
 	public synchronized void bindTo(MeterRegistry registry) {
 		this.registry = registry;
+		if (!this.stopped) {
+			schedule();
+		}
+	}
+
+	private void schedule() {
 		if (this.scheduler == null) {
 			ThreadPoolTaskScheduler refreshes = new ThreadPoolTaskScheduler();
 			refreshes.setThreadNamePrefix("queue-metrics-");
 			refreshes.setDaemon(true);
+			// a refresh under way ends before the stop returns, so no call follows it
+			refreshes.setWaitForTasksToCompleteOnShutdown(true);
+			refreshes.setAwaitTerminationMillis(this.refreshInterval.plusSeconds(5).toMillis());
 			refreshes.initialize();
 			refreshes.scheduleWithFixedDelay(this::refresh, this.refreshInterval);
 			this.scheduler = refreshes;
 		}
+	}
+
+	private void cancel() {
+		ThreadPoolTaskScheduler refreshes = this.scheduler;
+		this.scheduler = null;
+		if (refreshes != null) {
+			refreshes.shutdown();
+		}
+	}
+
+	/** Refresh on schedule again, once bound to a registry (a lifecycle start). */
+	@Override
+	public synchronized void start() {
+		this.stopped = false;
+		this.started = true;
+		if (this.registry != null) {
+			schedule();
+		}
+	}
+
+	/** Stop refreshing until the next {@link #start()}; a refresh under way ends first. */
+	@Override
+	public synchronized void stop() {
+		this.stopped = true;
+		this.started = false;
+		cancel();
+	}
+
+	@Override
+	public synchronized boolean isRunning() {
+		return this.started || this.scheduler != null;
+	}
+
+	/**
+	 * Stops before the connection factory: Spring Data Redis's factories stop in phase 0, and a
+	 * higher phase stops earlier.
+	 */
+	@Override
+	public int getPhase() {
+		return DEFAULT_PHASE;
 	}
 
 	/** Read every queue's counts now and register gauges for new queues. */
@@ -202,10 +263,8 @@ public class QueueMetricsBinder implements MeterBinder, AutoCloseable {
 
 	@Override
 	public synchronized void close() {
-		if (this.scheduler != null) {
-			this.scheduler.shutdown();
-			this.scheduler = null;
-		}
+		this.stopped = true;
+		cancel();
 	}
 
 }

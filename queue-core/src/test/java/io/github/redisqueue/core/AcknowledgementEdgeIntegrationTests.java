@@ -183,7 +183,7 @@ class AcknowledgementEdgeIntegrationTests extends AbstractRedisIntegrationTests 
 
 	private static void takenBack(QueueTemplate queues, String queue, String id) {
 		QueueAdmin admin = new QueueAdmin(queues);
-		await().atMost(Duration.ofSeconds(5)).until(() -> {
+		await().atMost(Duration.ofSeconds(30)).until(() -> {
 			admin.reapOnce(queue);
 			return admin.job(queue, id).orElseThrow().state() != JobState.ACTIVE;
 		});

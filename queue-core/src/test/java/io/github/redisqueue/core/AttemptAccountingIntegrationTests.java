@@ -123,7 +123,7 @@ class AttemptAccountingIntegrationTests extends AbstractRedisIntegrationTests {
 			ReservedJob job = queues.reserve("lost", 1, SHORT).get(0);
 			assertThat(job.attempt()).as("reservation %d: no run has ended yet", takeBack).isEqualTo(1);
 			// its worker died with the job prefetched; the lease runs out and the reaper takes it back
-			await().atMost(Duration.ofSeconds(5)).until(() -> {
+			await().atMost(Duration.ofSeconds(30)).until(() -> {
 				admin.reapOnce("lost");
 				return admin.job("lost", id).orElseThrow().state() != JobState.ACTIVE;
 			});
@@ -175,7 +175,7 @@ class AttemptAccountingIntegrationTests extends AbstractRedisIntegrationTests {
 
 		ReservedJob second = queues.reserveBatch("f04", 1, SHORT, "w#f04", List.of(), 1).jobs().get(0);
 		assertThat(second.id()).isEqualTo(crashing);
-		await().atMost(Duration.ofSeconds(5)).until(() -> {
+		await().atMost(Duration.ofSeconds(30)).until(() -> {
 			admin.reapOnce("f04");
 			return admin.job("f04", crashing).orElseThrow().state() != JobState.ACTIVE;
 		});

@@ -16,29 +16,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 class BlockingWaitIntegrationTests extends AbstractRedisIntegrationTests {
 
 	@Test
-	void waiterWakesWithinMillisecondsOfAnEnqueueAndDoesNotBlockOtherCommands() throws Exception {
+	void waiterWakesOnAnEnqueueAndDoesNotBlockOtherCommands() throws Exception {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		QueueAdmin admin = new QueueAdmin(queues);
 		queues.reserve("idle", 1, Duration.ofMinutes(1));
 		try (QueueWaiter waiter = queues.openWaiter("idle")) {
-			CompletableFuture<Long> woke = CompletableFuture.supplyAsync(() -> {
-				long start = System.nanoTime();
-				boolean signalled = waiter.await(Duration.ofSeconds(10));
-				return signalled ? TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) : -1L;
-			});
+			// a timeout far beyond the waits below: the waiter returns in time only when woken, and the
+			// enqueue (sent over the shared connection while the waiter blocks on its own) returns
+			// in time only when it did not queue behind the blocking command
+			CompletableFuture<Boolean> woke = CompletableFuture.supplyAsync(() -> waiter.await(Duration.ofMinutes(10)));
 			// the enqueue goes over the shared connection while the waiter blocks on its own
 			long enqueueStart = System.nanoTime();
 			do {
 				admin.counts("idle");
 			}
 			while (!woke.isDone() && System.nanoTime() - enqueueStart < TimeUnit.MILLISECONDS.toNanos(200));
-			long beforeEnqueue = System.nanoTime();
 			queues.enqueue("idle", "wake up");
-			long enqueueMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - beforeEnqueue);
 
-			long waited = woke.get(5, TimeUnit.SECONDS);
-			assertThat(waited).as("waiter was woken by the enqueue, not by its timeout").isBetween(0L, 5_000L);
-			assertThat(enqueueMillis).as("enqueue was not held up behind the blocking command").isLessThan(1_000L);
+			assertThat(woke.get(2, TimeUnit.MINUTES)).as("waiter was woken by the enqueue, not by its timeout").isTrue();
 		}
 		assertThat(queues.reserve("idle", 1, Duration.ofMinutes(1))).hasSize(1);
 	}

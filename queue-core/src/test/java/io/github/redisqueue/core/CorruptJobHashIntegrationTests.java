@@ -89,7 +89,7 @@ class CorruptJobHashIntegrationTests extends AbstractRedisIntegrationTests {
 		String bad = ids.get(2);
 		damage(queues, bad, field, value);
 
-		await().atMost(Duration.ofSeconds(5)).until(() -> {
+		await().atMost(Duration.ofSeconds(30)).until(() -> {
 			admin.reapOnce();
 			return admin.counts(QUEUE).inFlight() == 0;
 		});
@@ -109,7 +109,7 @@ class CorruptJobHashIntegrationTests extends AbstractRedisIntegrationTests {
 		String bad = ids.get(2);
 		damage(queues, bad, field, value);
 
-		await().atMost(Duration.ofSeconds(5)).until(() -> {
+		await().atMost(Duration.ofSeconds(30)).until(() -> {
 			admin.reapOnce();
 			return admin.counts(QUEUE).delayed() == 0;
 		});

@@ -47,7 +47,7 @@ class DeadLetterIntegrationTests extends AbstractRedisIntegrationTests {
 
 		assertThat(admin.job("d", id).orElseThrow().state()).isEqualTo(JobState.DELAYED);
 		assertThat(queues.reserve("d", 1, LEASE)).isEmpty();
-		ReservedJob again = await().atMost(Duration.ofSeconds(5))
+		ReservedJob again = await().atMost(Duration.ofSeconds(30))
 			.until(() -> queues.reserve("d", 1, LEASE), (jobs) -> !jobs.isEmpty())
 			.get(0);
 		assertThat(again.attempt()).isEqualTo(2);
@@ -126,7 +126,7 @@ class DeadLetterIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(admin.job("d", done).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
 		String dead = killAll(queues, 1).get(0);
 
-		await().atMost(Duration.ofSeconds(5)).until(() -> {
+		await().atMost(Duration.ofSeconds(30)).until(() -> {
 			admin.reapOnce("d");
 			return admin.job("d", done).isEmpty() && admin.job("d", dead).isEmpty();
 		});

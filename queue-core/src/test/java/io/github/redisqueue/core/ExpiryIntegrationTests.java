@@ -27,7 +27,7 @@ class ExpiryIntegrationTests extends AbstractRedisIntegrationTests {
 		String id = queues.enqueue("e", "late", expiring(200)).id();
 		String fresh = queues.enqueue("e", "fresh").id();
 
-		await().pollDelay(Duration.ofMillis(250)).atMost(Duration.ofSeconds(2)).until(() -> true);
+		await().pollDelay(Duration.ofMillis(250)).atMost(Duration.ofSeconds(30)).until(() -> true);
 		assertThat(queues.reserve("e", 10, LEASE)).extracting(ReservedJob::id).containsExactly(fresh);
 
 		assertThat(admin.deadLetters("e", 0, 10)).singleElement().satisfies((dead) -> {
@@ -44,7 +44,7 @@ class ExpiryIntegrationTests extends AbstractRedisIntegrationTests {
 		QueueAdmin admin = new QueueAdmin(queues);
 		String id = queues.enqueue("e", "late", expiring(200)).id();
 
-		await().atMost(Duration.ofSeconds(5)).until(() -> admin.reapOnce("e").expired() == 1);
+		await().atMost(Duration.ofSeconds(30)).until(() -> admin.reapOnce("e").expired() == 1);
 
 		assertThat(admin.job("e", id).orElseThrow().state()).isEqualTo(JobState.DEAD);
 		assertThat(admin.counts("e").ready()).isZero();
@@ -56,7 +56,7 @@ class ExpiryIntegrationTests extends AbstractRedisIntegrationTests {
 		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueue("e", "x", expiring(300));
 		ReservedJob first = queues.reserve("e", 1, LEASE).get(0);
-		await().pollDelay(Duration.ofMillis(350)).atMost(Duration.ofSeconds(2)).until(() -> true);
+		await().pollDelay(Duration.ofMillis(350)).atMost(Duration.ofSeconds(30)).until(() -> true);
 
 		assertThat(queues.retry("e", first.ref(), "try again", Duration.ZERO)).isEqualTo(FailResult.RETRY_SCHEDULED);
 		assertThat(admin.reapOnce("e").expired()).isZero();
@@ -71,7 +71,7 @@ class ExpiryIntegrationTests extends AbstractRedisIntegrationTests {
 		String id = queues.enqueue("e", "x",
 				JobOptions.builder().delay(Duration.ofMillis(300)).expireAfter(Duration.ofMillis(100)).build()).id();
 
-		await().atMost(Duration.ofSeconds(5)).until(() -> admin.job("e", id).orElseThrow().state() == JobState.DEAD
+		await().atMost(Duration.ofSeconds(30)).until(() -> admin.job("e", id).orElseThrow().state() == JobState.DEAD
 				|| !queues.reserve("e", 1, LEASE).isEmpty());
 		assertThat(admin.job("e", id).orElseThrow().lastError()).isEqualTo("expired");
 	}

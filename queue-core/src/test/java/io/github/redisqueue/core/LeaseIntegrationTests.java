@@ -29,7 +29,7 @@ class LeaseIntegrationTests extends AbstractRedisIntegrationTests {
 		ReservedJob first = queues.reserve("mail", 1, SHORT).get(0);
 		assertThat(admin.counts("mail").inFlight()).isEqualTo(1);
 
-		await().atMost(Duration.ofSeconds(5)).until(() -> admin.reapOnce("mail").reclaimed() == 1);
+		await().atMost(Duration.ofSeconds(30)).until(() -> admin.reapOnce("mail").reclaimed() == 1);
 
 		JobInfo info = admin.job("mail", id).orElseThrow();
 		assertThat(info.state()).isEqualTo(JobState.READY);
@@ -49,7 +49,7 @@ class LeaseIntegrationTests extends AbstractRedisIntegrationTests {
 		ReservedJob first = queues.reserve("mail", 1, SHORT).get(0);
 		assertThat(queues.reserve("mail", 1, LONG)).isEmpty();
 
-		List<ReservedJob> again = await().atMost(Duration.ofSeconds(5))
+		List<ReservedJob> again = await().atMost(Duration.ofSeconds(30))
 			.until(() -> queues.reserve("mail", 1, LONG), (jobs) -> !jobs.isEmpty());
 
 		assertThat(again.get(0).id()).isEqualTo(first.id());
@@ -62,7 +62,7 @@ class LeaseIntegrationTests extends AbstractRedisIntegrationTests {
 		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueue("mail", "hello");
 		ReservedJob stale = queues.reserve("mail", 1, SHORT).get(0);
-		ReservedJob current = await().atMost(Duration.ofSeconds(5))
+		ReservedJob current = await().atMost(Duration.ofSeconds(30))
 			.until(() -> queues.reserve("mail", 1, LONG), (jobs) -> !jobs.isEmpty())
 			.get(0);
 
@@ -90,7 +90,7 @@ class LeaseIntegrationTests extends AbstractRedisIntegrationTests {
 
 		assertThat(extended.extended()).isTrue();
 		assertThat(extended.leaseUntil()).isAfter(Instant.now().plus(Duration.ofMinutes(4)));
-		await().pollDelay(Duration.ofMillis(400)).atMost(Duration.ofSeconds(2)).until(() -> true);
+		await().pollDelay(Duration.ofMillis(400)).atMost(Duration.ofSeconds(30)).until(() -> true);
 		assertThat(admin.reapOnce("mail").reclaimed()).isZero();
 		assertThat(queues.complete("mail", job.ref())).isEqualTo(AckResult.OK);
 	}
@@ -144,7 +144,7 @@ class LeaseIntegrationTests extends AbstractRedisIntegrationTests {
 		String id = queues.enqueue("mail", "x", JobOptions.builder().maxAttempts(1).build()).id();
 		queues.reserve("mail", 1, SHORT);
 
-		await().atMost(Duration.ofSeconds(5)).until(() -> admin.reapOnce("mail").reclaimed() == 1);
+		await().atMost(Duration.ofSeconds(30)).until(() -> admin.reapOnce("mail").reclaimed() == 1);
 
 		assertThat(admin.job("mail", id).orElseThrow().state()).isEqualTo(JobState.DEAD);
 		assertThat(admin.deadLetters("mail", 0, 10)).singleElement()

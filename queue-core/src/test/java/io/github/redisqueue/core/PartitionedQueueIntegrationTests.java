@@ -334,7 +334,7 @@ class PartitionedQueueIntegrationTests extends AbstractRedisIntegrationTests {
 			QueueKeys k = queues.partitions("reaped")[index];
 			assertThat(this.redis.opsForZSet().score(k.key("live"), "live-worker")).isNotNull();
 		}
-		org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> {
+		org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> {
 			admin.reapOnce("reaped");
 			return admin.counts("reaped").ready() == 6;
 		});

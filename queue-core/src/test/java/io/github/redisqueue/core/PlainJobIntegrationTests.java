@@ -110,7 +110,7 @@ class PlainJobIntegrationTests extends AbstractRedisIntegrationTests {
 			.toList();
 		assertThat(queues.reserve(QUEUE, 2, Duration.ofMillis(50))).hasSize(2);
 
-		await().atMost(Duration.ofSeconds(5)).until(() -> {
+		await().atMost(Duration.ofSeconds(30)).until(() -> {
 			admin.reapOnce(QUEUE);
 			return admin.counts(QUEUE).inFlight() == 0;
 		});

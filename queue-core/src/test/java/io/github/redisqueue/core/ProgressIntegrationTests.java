@@ -92,7 +92,7 @@ class ProgressIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(queues.progress("work", stale.ref(), 10)).isTrue();
 
 		// the lease ran out and the job went back to ready: nobody holds it under that token
-		await().atMost(Duration.ofSeconds(5)).until(() -> admin.reapOnce("work").reclaimed() == 1);
+		await().atMost(Duration.ofSeconds(30)).until(() -> admin.reapOnce("work").reclaimed() == 1);
 		assertThat(queues.progress("work", stale.ref(), 20)).isFalse();
 		JobInfo back = admin.job("work", id).orElseThrow();
 		assertThat(back.state()).isEqualTo(JobState.READY);

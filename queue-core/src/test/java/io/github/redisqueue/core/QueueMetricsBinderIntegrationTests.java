@@ -25,13 +25,13 @@ class QueueMetricsBinderIntegrationTests extends AbstractRedisIntegrationTests {
 		try (QueueMetricsBinder binder = new QueueMetricsBinder(admin, Duration.ofMillis(100))) {
 			binder.bindTo(registry);
 			// one refresh registers every meter of a queue, but the wait may see some before others
-			await().atMost(Duration.ofSeconds(5))
+			await().atMost(Duration.ofSeconds(30))
 				.until(() -> gauge(registry, "queue.jobs", "emails", "ready") == 3
 						&& registry.find("queue.throughput").tag("queue", "emails").gauge() != null);
 
 			assertThat(registry.get("queue.throughput").tag("queue", "emails").gauge().value()).isZero();
 			queues.complete("emails", queues.reserve("emails", 1, Duration.ofMinutes(1)).get(0).ref());
-			await().atMost(Duration.ofSeconds(5))
+			await().atMost(Duration.ofSeconds(30))
 				.until(() -> registry.get("queue.throughput").tag("queue", "emails").gauge().value() > 0);
 
 			queues.enqueue("emails", 4);
@@ -40,7 +40,7 @@ class QueueMetricsBinderIntegrationTests extends AbstractRedisIntegrationTests {
 			admin.pause("emails");
 
 			// a refresh may fall between the enqueue and the pause: wait for one that saw all of it
-			await().atMost(Duration.ofSeconds(5))
+			await().atMost(Duration.ofSeconds(30))
 				.until(() -> gauge(registry, "queue.jobs", "emails", "in_flight") == 1
 						&& gauge(registry, "queue.jobs", "emails", "ready") == 2
 						&& gauge(registry, "queue.jobs", "sms", "delayed") == 1
@@ -59,7 +59,7 @@ class QueueMetricsBinderIntegrationTests extends AbstractRedisIntegrationTests {
 		Batch single = queues.batch("resize").maxConcurrency(1).addAll(List.of(9, 10, 11)).open();
 		try (QueueMetricsBinder binder = new QueueMetricsBinder(admin, Duration.ofMillis(100))) {
 			binder.bindTo(registry);
-			await().atMost(Duration.ofSeconds(5))
+			await().atMost(Duration.ofSeconds(30))
 				.until(() -> gauge(registry, "queue.batch.jobs", "resize", "waiting") == 3 + 2
 						&& gauge(registry, "queue.batch.jobs", "resize", "active") == 2 + 1
 						&& registry.find("queue.batches.finished").tag("state", "cancelled").functionCounter() != null);
@@ -73,7 +73,7 @@ class QueueMetricsBinderIntegrationTests extends AbstractRedisIntegrationTests {
 				queues.complete("resize", queues.reserve("resize", 1, Duration.ofMinutes(1)).get(0).ref());
 			}
 
-			await().atMost(Duration.ofSeconds(5))
+			await().atMost(Duration.ofSeconds(30))
 				.until(() -> finished(registry, "completed") == 1 && finished(registry, "cancelled") == 2
 						&& gauge(registry, "queue.batch.jobs", "resize", "waiting") == 0
 						&& gauge(registry, "queue.batch.jobs", "resize", "active") == 0);
@@ -90,7 +90,7 @@ class QueueMetricsBinderIntegrationTests extends AbstractRedisIntegrationTests {
 		}
 		try (QueueMetricsBinder binder = new QueueMetricsBinder(new QueueAdmin(queues), Duration.ofMillis(100))) {
 			binder.bindTo(registry);
-			await().atMost(Duration.ofSeconds(5))
+			await().atMost(Duration.ofSeconds(30))
 				.until(() -> gauge(registry, "queue.group.jobs", "tenants", "waiting") == 2
 						&& gauge(registry, "queue.group.jobs", "tenants", "active") == 2);
 		}
@@ -107,7 +107,7 @@ class QueueMetricsBinderIntegrationTests extends AbstractRedisIntegrationTests {
 		}
 		try (QueueMetricsBinder binder = new QueueMetricsBinder(admin, Duration.ofMillis(100))) {
 			binder.bindTo(registry);
-			await().atMost(Duration.ofSeconds(5))
+			await().atMost(Duration.ofSeconds(30))
 				.until(() -> gauge(registry, "queue.batch.jobs", "many", "waiting") == batches
 						&& gauge(registry, "queue.batch.jobs", "many", "active") == batches);
 		}

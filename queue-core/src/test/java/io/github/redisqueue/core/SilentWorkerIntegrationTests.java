@@ -25,8 +25,9 @@ class SilentWorkerIntegrationTests extends AbstractRedisIntegrationTests {
 		QueueAdmin admin = new QueueAdmin(queues);
 		queues.enqueueAll("mail", List.of(1, 2, 3, 4), JobOptions.defaults());
 		queues.enqueue("sms", 5);
+		// long enough for the reserves and the first pass below on a loaded machine
 		admin.heartbeat(new WorkerInfo("host-a:1", "host-a", List.of("mail", "sms"), 2, null, null),
-				Duration.ofMillis(300));
+				Duration.ofSeconds(5));
 		admin.heartbeat(new WorkerInfo("host-b:2", "host-b", List.of("mail"), 1, null, null), Duration.ofMinutes(5));
 		ReservedJob deadListener = queues.reserveBatch("mail", 1, LONG_LEASE, "host-a:1#mailer").jobs().get(0);
 		ReservedJob deadPull = queues.reserveBatch("sms", 1, LONG_LEASE, "host-a:1").jobs().get(0);
@@ -37,7 +38,7 @@ class SilentWorkerIntegrationTests extends AbstractRedisIntegrationTests {
 
 		assertThat(admin.reapOnce().abandoned()).isZero();
 		// host-a:1 stops heartbeating; host-b:2 goes on
-		await().atMost(Duration.ofSeconds(5)).until(() -> admin.silentWorkers().contains("host-a:1"));
+		await().atMost(Duration.ofSeconds(30)).until(() -> admin.silentWorkers().contains("host-a:1"));
 		assertThat(admin.silentWorkers()).containsExactly("host-a:1");
 
 		ReapResult pass = admin.reapOnce();
@@ -74,8 +75,9 @@ class SilentWorkerIntegrationTests extends AbstractRedisIntegrationTests {
 		ReservedJob held = queues.reserveBatch("mail", 1, LONG_LEASE, "paused#mailer").jobs().get(0);
 
 		admin.leave(new WorkerInfo("left", "h", List.of("mail"), 0, null, null));
-		assertThat(admin.workers()).extracting(WorkerInfo::id).containsExactly("paused");
-		await().atMost(Duration.ofSeconds(5)).until(() -> admin.silentWorkers().contains("paused"));
+		// 'paused' may already be past its 200 ms on a loaded machine: only 'left' is checked here
+		assertThat(admin.workers()).extracting(WorkerInfo::id).doesNotContain("left");
+		await().atMost(Duration.ofSeconds(30)).until(() -> admin.silentWorkers().contains("paused"));
 		// its heartbeat resumes before any reaper pass: it is alive again
 		admin.heartbeat(new WorkerInfo("paused", "h", List.of("mail"), 1, null, null), Duration.ofMinutes(1));
 

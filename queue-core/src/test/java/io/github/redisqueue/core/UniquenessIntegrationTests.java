@@ -62,7 +62,7 @@ class UniquenessIntegrationTests extends AbstractRedisIntegrationTests {
 		queues.complete("u", queues.reserve("u", 1, LEASE).get(0).ref());
 
 		assertThat(queues.enqueue("u", "b", options).duplicate()).isTrue();
-		await().atMost(Duration.ofSeconds(5)).until(() -> !queues.enqueue("u", "c", options).duplicate());
+		await().atMost(Duration.ofSeconds(30)).until(() -> !queues.enqueue("u", "c", options).duplicate());
 	}
 
 	@Test

@@ -81,7 +81,7 @@ class AtMostOnceIntegrationTests extends AbstractRedisIntegrationTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> Instant.now().isAfter(firstDeadline.plusMillis(1500)));
 		ReapResult reaped = admin.reapOnce();
 		// had B been taken back, the second consumer takes (and runs) it before A ends
-		await().atMost(Duration.ofSeconds(5))
+		await().atMost(Duration.ofSeconds(30))
 			.until(() -> admin.job("once", idB).map((info) -> info.state() == JobState.ACTIVE).orElse(true));
 		aMayFinish.countDown();
 

@@ -97,7 +97,7 @@ class CompletionResendIntegrationTests extends AbstractRedisIntegrationTests {
 
 			await().atMost(Duration.ofSeconds(10)).until(() -> admin.counts("resend").total("completed") == 1);
 			// longer than the lease and the half-lease reclaim of the fetch loop: the job stays done
-			await().during(Duration.ofMillis(2500)).atMost(Duration.ofSeconds(4)).until(() -> calls.get() == 1);
+			await().during(Duration.ofMillis(2500)).atMost(Duration.ofSeconds(30)).until(() -> calls.get() == 1);
 			assertThat(admin.job("resend", id)).isEmpty();
 			assertThat(admin.counts("resend").pending()).isZero();
 		}

@@ -47,7 +47,7 @@ class ContainerLifecycleIntegrationTests extends AbstractRedisIntegrationTests {
 		finally {
 			container.stop();
 		}
-		await().atMost(Duration.ofSeconds(5)).until(() -> liveThreads("queue-named-").isEmpty());
+		await().atMost(Duration.ofSeconds(30)).until(() -> liveThreads("queue-named-").isEmpty());
 	}
 
 	private static List<String> liveThreads(String prefix) {

@@ -34,12 +34,12 @@ class FetchLoopFailureIntegrationTests extends AbstractRedisIntegrationTests {
 		}, ListenerTestSupport.fast(ContainerOptions.defaults()), null, null);
 		container.start();
 		try {
-			await().atMost(Duration.ofSeconds(5)).until(() -> container.getFailure() != null);
+			await().atMost(Duration.ofSeconds(30)).until(() -> container.getFailure() != null);
 			assertThat(container.getFailure()).isInstanceOf(IllegalArgumentException.class)
 				.hasMessageContaining("out of range");
 			assertThat(container.isRunning()).isTrue();
 			// not retried: several poll intervals later it is still the one call
-			await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(2)).until(() -> reserves.get() == 1);
+			await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(30)).until(() -> reserves.get() == 1);
 		}
 		finally {
 			container.stop();

@@ -52,8 +52,8 @@ class LeaseLossIntegrationTests extends AbstractRedisIntegrationTests {
 
 			assertThat(queues.release("loss", firstRef.get())).isEqualTo(AckResult.OK);
 
-			await().atMost(Duration.ofSeconds(5)).until(() -> interrupted.get() == 1);
-			await().atMost(Duration.ofSeconds(5)).until(() -> admin.counts("loss").total("completed") == 1);
+			await().atMost(Duration.ofSeconds(30)).until(() -> interrupted.get() == 1);
+			await().atMost(Duration.ofSeconds(30)).until(() -> admin.counts("loss").total("completed") == 1);
 			assertThat(calls).hasValue(2);
 			assertThat(admin.counts("loss").total("failed")).isZero();
 			assertThat(admin.counts("loss").dead()).isZero();

@@ -96,11 +96,11 @@ class MaxAttemptsIntegrationTests extends AbstractRedisIntegrationTests {
 		// the lease is taken back without an outcome, as after a crash: one loss of one allowed
 		assertThat(queues.releaseWorker("lost", container.getWorkerId())).isEqualTo(1);
 
-		await().atMost(Duration.ofSeconds(5)).until(() -> admin.counts("lost").dead() == 1);
+		await().atMost(Duration.ofSeconds(30)).until(() -> admin.counts("lost").dead() == 1);
 		DeadJob dead = admin.deadLetters("lost", 0, 1).get(0);
 		assertThat(dead.id()).isEqualTo(id);
 		assertThat(dead.error()).contains("held 1 times without an outcome");
-		await().atMost(Duration.ofSeconds(5)).until(() -> container.getRunningJobs() == 0);
+		await().atMost(Duration.ofSeconds(30)).until(() -> container.getRunningJobs() == 0);
 		assertThat(calls).hasValue(1);
 	}
 

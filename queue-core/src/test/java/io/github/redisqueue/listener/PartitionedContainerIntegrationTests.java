@@ -56,44 +56,39 @@ class PartitionedContainerIntegrationTests extends AbstractRedisIntegrationTests
 	@Test
 	void anIdleContainerWakesAtOnceForAJobInAnyPartition() {
 		QueueTemplate queues = template("idle-parts", 3);
-		List<Long> latencies = new CopyOnWriteArrayList<>();
-		Map<String, Long> sentAt = new ConcurrentHashMap<>();
-		// a poll interval far longer than the wait asserted below: only a wake-up can be that quick
+		List<String> handled = new CopyOnWriteArrayList<>();
+		// the longest poll interval (and half a lease, when an idle loop reserves anyway) longer than
+		// each wait below: a job handled within it was announced, not polled for
 		ContainerOptions options = ContainerOptions.builder().concurrency(2).pollInterval(Duration.ofSeconds(30))
-			.lease(Duration.ofMinutes(2)).shutdownTimeout(Duration.ofSeconds(5)).build();
-		start(queues, "idle-parts", options, (job, ack) -> {
-			String payload = queues.readPayload(job, String.class);
-			latencies.add(System.nanoTime() - sentAt.get(payload));
-		});
+			.lease(Duration.ofMinutes(60)).shutdownTimeout(Duration.ofSeconds(5)).build();
+		start(queues, "idle-parts", options, (job, ack) -> handled.add(queues.readPayload(job, String.class)));
 		// let the container reach its wait, then one job per partition, one after the other
-		await().pollDelay(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> true);
+		await().pollDelay(Duration.ofMillis(500)).atMost(Duration.ofSeconds(30)).until(() -> true);
 		for (String key : List.of("p-a", "p-b", "p-c", "p-d", "p-e", "p-f")) {
-			sentAt.put(key, System.nanoTime());
 			queues.enqueue("idle-parts", key, JobOptions.builder().partitionKey(key).build());
-			int before = latencies.size();
-			await().atMost(Duration.ofSeconds(3)).until(() -> latencies.size() == before + 1);
+			await().atMost(Duration.ofSeconds(20)).until(() -> handled.contains(key));
 		}
-		assertThat(latencies).hasSize(6).allSatisfy((nanos) -> assertThat(nanos).isLessThan(2_000_000_000L));
+		assertThat(handled).containsExactly("p-a", "p-b", "p-c", "p-d", "p-e", "p-f");
 	}
 
 	@Test
 	void aMissedAnnouncementDelaysAJobByOnePollIntervalAtMost() {
 		QueueTemplate queues = template("missed-parts", 3);
 		List<String> handled = new CopyOnWriteArrayList<>();
-		// half a lease (when an idle loop reserves anyway) is far beyond the wait asserted below
+		// half a lease (when an idle loop reserves anyway) is far beyond the waits below: a job
+		// handled within them was found by the reserve that follows every wait of a poll interval
 		ContainerOptions options = ContainerOptions.builder().pollInterval(Duration.ofMillis(300))
-			.lease(Duration.ofMinutes(10)).shutdownTimeout(Duration.ofSeconds(5)).build();
+			.lease(Duration.ofMinutes(60)).shutdownTimeout(Duration.ofSeconds(5)).build();
 		start(queues, "missed-parts", options, (job, ack) -> handled.add(queues.readPayload(job, String.class)));
 		queues.enqueue("missed-parts", "first", JobOptions.builder().partitionKey("k0").build());
-		await().atMost(Duration.ofSeconds(5)).until(() -> handled.size() == 1);
+		await().atMost(Duration.ofSeconds(60)).until(() -> handled.size() == 1);
 		// an announcement that no one heard (published while the subscription was being made
 		// again): the partition's flag is set, so the next job announces nothing
 		String wake = "{" + new QueueAdmin(queues).partitionCounts("missed-parts").get(0).hashTag() + "}:wake";
 		this.redis.opsForList().rightPush(wake, "1");
-		long sent = System.nanoTime();
 		queues.enqueue("missed-parts", "second", JobOptions.builder().partitionKey("k0").build());
-		await().atMost(Duration.ofSeconds(5)).until(() -> handled.size() == 2);
-		assertThat(System.nanoTime() - sent).isLessThan(2_000_000_000L);
+		await().atMost(Duration.ofSeconds(60)).until(() -> handled.size() == 2);
+		assertThat(handled).containsExactly("first", "second");
 	}
 
 	@Test
@@ -115,7 +110,7 @@ class PartitionedContainerIntegrationTests extends AbstractRedisIntegrationTests
 		}
 		await().atMost(Duration.ofSeconds(30)).until(() -> handled.size() == 660);
 		assertThat(twice).isEmpty();
-		await().atMost(Duration.ofSeconds(5)).until(() -> admin.counts("drain-parts").total("completed") == 660);
+		await().atMost(Duration.ofSeconds(30)).until(() -> admin.counts("drain-parts").total("completed") == 660);
 		assertThat(admin.counts("drain-parts").pending()).isZero();
 		admin.partitionCounts("drain-parts")
 			.forEach((partition) -> assertThat(partition.counts().total("completed")).as(partition.name())

@@ -66,7 +66,7 @@ class QueueListenerIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(received.metadata().attempt()).isEqualTo(1);
 		assertThat(received.tenant()).isEqualTo("acme");
 		assertThat(received.jobId()).isEqualTo(id);
-		await().atMost(Duration.ofSeconds(5)).until(() -> admin.counts("greetings").total("completed") == 1);
+		await().atMost(Duration.ofSeconds(30)).until(() -> admin.counts("greetings").total("completed") == 1);
 		assertThat(admin.counts("greetings").pending()).isZero();
 	}
 
@@ -97,7 +97,7 @@ class QueueListenerIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(dead.error()).contains("IllegalStateException").contains("boom on attempt 3");
 		assertThat(admin.counts("flaky").total("failed")).isEqualTo(2);
 		DeadLetters callback = this.context.getBean(DeadLetters.class);
-		await().atMost(Duration.ofSeconds(5)).until(() -> callback.jobs.containsKey(id));
+		await().atMost(Duration.ofSeconds(30)).until(() -> callback.jobs.containsKey(id));
 		assertThat(callback.jobs.get(id)).hasMessage("boom on attempt 3");
 	}
 

@@ -7,6 +7,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -113,7 +114,7 @@ class RateLimitedContainerIntegrationTests extends AbstractRedisIntegrationTests
 		TestRedis.resetCommandStats(endpoint());
 		first.enqueueAll("limited", IntStream.range(0, 1000).boxed().toList(), JobOptions.defaults());
 
-		await().atMost(Duration.ofSeconds(45)).pollInterval(Duration.ofMillis(100)).until(() -> done.get() == 1000);
+		await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(100)).until(() -> done.get() == 1000);
 		long evalsha = TestRedis.commandStats(endpoint()).getOrDefault("evalsha", 0L);
 
 		assertThat(ids).hasSize(1000).doesNotHaveDuplicates();
@@ -134,7 +135,9 @@ class RateLimitedContainerIntegrationTests extends AbstractRedisIntegrationTests
 			assertThat(Duration.between(sorted.get(i), sorted.get(i + 50))).as("hand-outs %d to %d", i, i + 50)
 				.isGreaterThanOrEqualTo(Duration.ofSeconds(1));
 		}
-		assertThat(drain).isBetween(Duration.ofSeconds(19), Duration.ofSeconds(21));
+		// 1,000 jobs at 50 a second take 19 s at least (the first 50 go at once); a loaded machine
+		// may take longer, so only the lower bound is the limit's
+		assertThat(drain).isGreaterThanOrEqualTo(Duration.ofSeconds(19));
 		// a completion per job (at most 50/s) plus a few reserves per container and window; a
 		// container that polled while limited would make thousands of calls per second
 		assertThat(perSecondCalls).isLessThan(200);
@@ -144,14 +147,15 @@ class RateLimitedContainerIntegrationTests extends AbstractRedisIntegrationTests
 	@Test
 	void aLimitedContainerWaitsWithoutCallingRedisAndStopsAtOnce() {
 		SimpleMeterRegistry registry = new SimpleMeterRegistry();
-		QueueTemplate template = application("slow", "2/1m", registry);
+		QueueTemplate template = application("slow", "2/1h", registry);
 		template.enqueueAll("slow", IntStream.range(0, 5).boxed().toList(), JobOptions.defaults());
 		AtomicInteger handled = new AtomicInteger();
+		// the next hand-out is an hour away, and the longest poll interval beyond the wait for the stop
 		QueueListenerContainer container = container("slow-container", template, "slow",
 				ContainerOptions.builder().concurrency(4).pollInterval(Duration.ofSeconds(30)).build(),
 				(job, ack) -> handled.incrementAndGet());
 
-		await().atMost(Duration.ofSeconds(10)).until(() -> handled.get() == 2
+		await().atMost(Duration.ofSeconds(60)).until(() -> handled.get() == 2
 				&& registry.find("queue.rate.limited").counter() != null);
 		TestRedis.resetCommandStats(endpoint());
 		RedisClock.awaitElapsed(this.redis, Duration.ofSeconds(2));
@@ -159,9 +163,9 @@ class RateLimitedContainerIntegrationTests extends AbstractRedisIntegrationTests
 		// the completions of the two jobs at most, then nothing: the container waits for the next slot
 		assertThat(TestRedis.commandStats(endpoint()).getOrDefault("evalsha", 0L)).isLessThanOrEqualTo(2);
 
-		long stopping = System.nanoTime();
-		container.stop();
-		assertThat(Duration.ofNanos(System.nanoTime() - stopping)).isLessThan(Duration.ofSeconds(2));
+		// a stop that waited for the wait to end would take up to the poll interval
+		CompletableFuture<Void> stopped = CompletableFuture.runAsync(container::stop);
+		await().atMost(Duration.ofSeconds(20)).until(stopped::isDone);
 		assertThat(container.isRunning()).isFalse();
 	}
 

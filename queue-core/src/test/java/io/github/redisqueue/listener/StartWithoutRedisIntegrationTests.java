@@ -57,7 +57,7 @@ class StartWithoutRedisIntegrationTests {
 				assertThat(container.isRunning()).isTrue();
 				assertThat(container.getFailure()).isNull();
 				// Redis stays away for a while: the container keeps trying, it does not give up
-				await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+				await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(30))
 					.until(() -> container.getFailure() == null);
 
 				server.start();
@@ -65,7 +65,7 @@ class StartWithoutRedisIntegrationTests {
 				// the job its identity held is taken back first, then both run
 				await().atMost(Duration.ofSeconds(15)).until(() -> handled.size() == 2);
 				assertThat(handled).containsOnlyKeys(heldId, leftId).containsValues(1);
-				await().atMost(Duration.ofSeconds(5)).until(() -> admin.counts("early").total("completed") == 2);
+				await().atMost(Duration.ofSeconds(30)).until(() -> admin.counts("early").total("completed") == 2);
 				assertThat(container.getFailure()).isNull();
 			}
 			finally {

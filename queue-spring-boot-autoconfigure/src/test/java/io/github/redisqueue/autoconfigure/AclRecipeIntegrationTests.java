@@ -130,7 +130,7 @@ class AclRecipeIntegrationTests {
 						assertThat(queueAdmin.deleteJob("acl-admin", plain)).isTrue();
 						assertThat(queueAdmin.promote("acl-admin", delayed)).isTrue();
 						assertThat(queueAdmin.counts("acl-admin").ready()).isEqualTo(3);
-						await().atMost(Duration.ofSeconds(5)).until(() -> !queueAdmin.workers().isEmpty());
+						await().atMost(Duration.ofSeconds(30)).until(() -> !queueAdmin.workers().isEmpty());
 						queueAdmin.reapOnce();
 						assertThat(queueAdmin.silentWorkers()).isEmpty();
 

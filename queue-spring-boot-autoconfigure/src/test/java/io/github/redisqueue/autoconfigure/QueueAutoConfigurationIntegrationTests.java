@@ -61,7 +61,7 @@ class QueueAutoConfigurationIntegrationTests {
 			Greeter greeter = context.getBean(Greeter.class);
 			await().atMost(Duration.ofSeconds(10)).until(() -> greeter.names.size() == 2);
 			assertThat(greeter.names).containsExactlyInAnyOrder("Ada", "Grace");
-			await().atMost(Duration.ofSeconds(5)).until(() -> admin.counts("greetings").total("completed") == 2);
+			await().atMost(Duration.ofSeconds(30)).until(() -> admin.counts("greetings").total("completed") == 2);
 			assertThat(context.getBean(io.github.redisqueue.config.QueueListenerEndpointRegistry.class)
 				.getListenerContainer("greeter")
 				.getOptions()
@@ -98,7 +98,7 @@ class QueueAutoConfigurationIntegrationTests {
 			String id = queues.enqueue("orphans", "x").id();
 			queues.reserve("orphans", 1, Duration.ofMillis(50));
 
-			await().atMost(Duration.ofSeconds(5))
+			await().atMost(Duration.ofSeconds(30))
 				.until(() -> admin.job("orphans", id).orElseThrow().state() == JobState.READY);
 			assertThat(context.getBean(QueueReaper.class).getPasses()).isPositive();
 		});
@@ -111,7 +111,7 @@ class QueueAutoConfigurationIntegrationTests {
 			.run((context) -> {
 				QueueReaper reaper = context.getBean(QueueReaper.class);
 				assertThat(reaper.isSelfScheduled()).isFalse();
-				await().atMost(Duration.ofSeconds(5)).until(() -> reaper.getPasses() >= 2);
+				await().atMost(Duration.ofSeconds(30)).until(() -> reaper.getPasses() >= 2);
 			});
 	}
 
@@ -131,7 +131,7 @@ class QueueAutoConfigurationIntegrationTests {
 						io.github.redisqueue.core.JobOptions.defaults());
 				OrderHandler handler = context.getBean(OrderHandler.class);
 				await().atMost(Duration.ofSeconds(10)).until(() -> handler.names.size() == 33);
-				await().atMost(Duration.ofSeconds(5)).until(() -> admin.counts("orders").total("completed") == 33);
+				await().atMost(Duration.ofSeconds(30)).until(() -> admin.counts("orders").total("completed") == 33);
 
 				assertThat(admin.overview().queues()).containsOnlyKeys("orders");
 				QueueDetailsDescriptor details = new QueuesEndpoint(admin).queue("orders", null, null, null, null);

@@ -143,10 +143,10 @@ class RedisConfigurationCheckTests {
 		try (RedisServerProcess server = TestRedis.startPrivate()) {
 			server.freeze();
 			try {
-				long start = System.nanoTime();
-				runAgainst(server).withPropertyValues("spring.data.redis.timeout=5s").run((context) -> {
+				// the check's call times out long after a startup that does not wait for it, even on a
+				// loaded machine: a started context whose check is not done yet did not wait
+				runAgainst(server).withPropertyValues("spring.data.redis.timeout=30s").run((context) -> {
 					assertThat(context).hasNotFailed();
-					assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
 					assertThat(context.getBean(RedisConfigurationCheck.class).report()).isNotDone();
 				});
 			}

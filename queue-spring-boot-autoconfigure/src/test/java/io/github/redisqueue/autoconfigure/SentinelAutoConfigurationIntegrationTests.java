@@ -50,7 +50,7 @@ class SentinelAutoConfigurationIntegrationTests {
 					await().atMost(Duration.ofSeconds(10)).until(() -> greeter.names.size() == 2);
 					assertThat(greeter.names).containsExactlyInAnyOrder("Ada", "Grace");
 					QueueAdmin admin = context.getBean(QueueAdmin.class);
-					await().atMost(Duration.ofSeconds(5)).until(() -> admin.counts("greetings").total("completed") == 2);
+					await().atMost(Duration.ofSeconds(30)).until(() -> admin.counts("greetings").total("completed") == 2);
 				});
 		}
 	}

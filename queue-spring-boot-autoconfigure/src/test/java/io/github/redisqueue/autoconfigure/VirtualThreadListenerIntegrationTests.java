@@ -86,7 +86,7 @@ class VirtualThreadListenerIntegrationTests {
 		queues.enqueue("threads", "which thread?");
 		ThreadRecorder recorder = context.getBean(ThreadRecorder.class);
 		await().atMost(Duration.ofSeconds(10)).until(() -> recorder.thread.get() != null);
-		await().atMost(Duration.ofSeconds(5)).until(() -> admin.counts("threads").total("completed") == 1);
+		await().atMost(Duration.ofSeconds(30)).until(() -> admin.counts("threads").total("completed") == 1);
 		return recorder.thread.get();
 	}
 

@@ -9,8 +9,16 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.function.Function;
 
+import org.jspecify.annotations.Nullable;
+import org.openqa.selenium.Alert;
 import org.openqa.selenium.By;
+import org.openqa.selenium.ElementNotInteractableException;
+import org.openqa.selenium.NoAlertPresentException;
+import org.openqa.selenium.NoSuchElementException;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.UnexpectedAlertBehaviour;
+import org.openqa.selenium.UnhandledAlertException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -32,7 +40,13 @@ final class Browser implements AutoCloseable {
 	/** Where screenshots go: {@code target/screenshots} of the module. */
 	static final Path SCREENSHOTS = Paths.get("target", "screenshots");
 
-	private static final Duration WAIT = Duration.ofSeconds(15);
+	/**
+	 * The longest wait for a condition: generous, as a loaded machine may take seconds to draw a
+	 * page; a condition that holds ends the wait at once.
+	 */
+	private static final Duration WAIT = Duration.ofSeconds(90);
+
+	private static final Duration POLL = Duration.ofMillis(100);
 
 	private final ChromeDriver driver;
 
@@ -58,6 +72,9 @@ final class Browser implements AutoCloseable {
 		options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
 				"--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
 				"--disable-sync", "--disable-extensions", "--window-size=1360,860", "--user-data-dir=" + profile);
+		// a click that meets a confirmation left open by the click before fails, and the dialog
+		// stays for the next try to accept (see clickAndConfirm)
+		options.setUnhandledPromptBehaviour(UnexpectedAlertBehaviour.IGNORE);
 		ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(chromedriver.toFile())
 			.usingAnyFreePort()
 			.build();
@@ -82,10 +99,16 @@ final class Browser implements AutoCloseable {
 		this.driver.get(url);
 	}
 
-	/** Waits until the condition gives a non-null, non-false value, then returns it. */
+	/**
+	 * Waits until the condition gives a non-null, non-false value, then returns it. The page
+	 * redraws itself on a timer, so an element found a moment ago may be gone by the time it is
+	 * used: the condition is tried again then, with its elements found again.
+	 */
 	<T> T until(Function<WebDriver, T> condition) {
-		return new WebDriverWait(this.driver, WAIT).ignoring(org.openqa.selenium.StaleElementReferenceException.class)
-			.ignoring(org.openqa.selenium.NoSuchElementException.class)
+		return new WebDriverWait(this.driver, WAIT, POLL).ignoring(StaleElementReferenceException.class)
+			.ignoring(NoSuchElementException.class)
+			.ignoring(ElementNotInteractableException.class)
+			.ignoring(UnhandledAlertException.class)
 			.until(condition);
 	}
 
@@ -99,26 +122,46 @@ final class Browser implements AutoCloseable {
 		until((d) -> d.findElements(By.cssSelector(css)).stream().anyMatch((e) -> text.equals(e.getText().trim())));
 	}
 
-	/** Clicks the element matching the selector (found again if the page redrew it meanwhile). */
-	void click(String css) {
+	/**
+	 * Clicks the element matching the selector until the click had its effect: each try finds the
+	 * element again (the page may have redrawn it since the last one), and a click on an element
+	 * redrawn under it is tried again.
+	 * @param css the element
+	 * @param done whether the click had its effect
+	 */
+	void clickUntil(String css, Function<WebDriver, Boolean> done) {
 		until((d) -> {
+			if (done.apply(d)) {
+				return true;
+			}
 			d.findElement(By.cssSelector(css)).click();
-			return true;
+			return done.apply(d) ? true : null;
 		});
 	}
 
-	/** Clicks the element matching the selector and accepts the confirmation it asks for. */
+	/**
+	 * Clicks the element matching the selector and accepts the confirmation it asks for: clicked
+	 * again (found again) until the confirmation shows, which is then accepted once.
+	 */
 	void clickAndConfirm(String css) {
-		click(css);
 		until((d) -> {
-			try {
-				d.switchTo().alert().accept();
+			Alert alert = alert(d);
+			if (alert != null) {
+				alert.accept();
 				return true;
 			}
-			catch (org.openqa.selenium.NoAlertPresentException ex) {
-				return null;
-			}
+			d.findElement(By.cssSelector(css)).click();
+			return null;
 		});
+	}
+
+	private static @Nullable Alert alert(WebDriver driver) {
+		try {
+			return driver.switchTo().alert();
+		}
+		catch (NoAlertPresentException ex) {
+			return null;
+		}
 	}
 
 	Object script(String script) {

@@ -96,7 +96,7 @@ class DashboardBrowserTests {
 		browser.waitForText("tr[data-queue='orders'] td[data-count='completed']", "3");
 		browser.waitForText("tr[data-queue='orders'] td[data-count='inFlight']", "0");
 		// the listener of 'flaky' is a live worker
-		await().atMost(Duration.ofSeconds(10)).until(() -> !this.admin.workers().isEmpty());
+		await().atMost(Duration.ofSeconds(60)).until(() -> !this.admin.workers().isEmpty());
 		browser.find("#workers tr[data-worker]");
 
 		// a fuller picture for the screenshot: a paused queue with a backlog, dead and delayed jobs
@@ -115,11 +115,11 @@ class DashboardBrowserTests {
 	@Test
 	void deadJobShowsItsErrorAndIsRetriedUntilCompleted() {
 		String id = this.queues.enqueue("flaky", "A-17").id();
-		await().atMost(Duration.ofSeconds(10))
+		await().atMost(Duration.ofSeconds(60))
 			.until(() -> this.admin.job("flaky", id).map((job) -> job.state() == JobState.DEAD).orElse(false));
 
 		browser.open(base + "/#/queue/flaky/dead?order=newest");
-		browser.click("tr[data-job='" + id + "'] a");
+		browser.clickUntil("tr[data-job='" + id + "'] a", (d) -> !d.findElements(By.id("job-error")).isEmpty());
 		browser.until((d) -> d.findElement(By.id("job-error")).getText().contains("card declined for order A-17"));
 		browser.waitForText("#job-state", "DEAD");
 		browser.screenshot("dashboard-job");
@@ -174,7 +174,7 @@ class DashboardBrowserTests {
 		browser.open(base + "/#/queue/shipping/job/" + ready);
 		browser.waitForText("#job-state", "READY");
 		browser.clickAndConfirm("button[data-action='delete']");
-		await().atMost(Duration.ofSeconds(5)).until(() -> this.admin.job("shipping", ready).isEmpty());
+		await().atMost(Duration.ofSeconds(60)).until(() -> this.admin.job("shipping", ready).isEmpty());
 		assertThat(this.admin.counts("shipping").ready()).isEqualTo(1);
 	}
 
@@ -225,7 +225,7 @@ class DashboardBrowserTests {
 	void readOnlyDashboardShowsNoActionAndRefusesAForgedOne() {
 		this.queues.enqueue("returns", "x");
 		String dead = this.queues.enqueue("flaky", "B-2").id();
-		await().atMost(Duration.ofSeconds(10))
+		await().atMost(Duration.ofSeconds(60))
 			.until(() -> this.admin.job("flaky", dead).map((job) -> job.state() == JobState.DEAD).orElse(false));
 		try (ConfigurableApplicationContext readOnly = DashboardApps.start(DashboardApp.class,
 				DashboardApps.NO_SECURITY, "queue.dashboard.read-only=true", "queue.listener.auto-startup=false")) {

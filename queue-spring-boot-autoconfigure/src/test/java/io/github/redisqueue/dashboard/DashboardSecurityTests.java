@@ -73,7 +73,7 @@ class DashboardSecurityTests {
 				browser.find("button[type='submit']").click();
 				browser.waitForText("tr[data-queue='orders'] td[data-count='ready']", "1");
 				browser.waitForText("#user", "ops");
-				browser.find("tr[data-queue='orders'] a").click();
+				browser.clickUntil("tr[data-queue='orders'] a", (d) -> d.getCurrentUrl().contains("#/queue/orders"));
 				browser.clickAndConfirm("button[data-action='pause']");
 				browser.waitForText("#queue-state", "paused");
 				assertThat(browser.driver().findElements(By.cssSelector("#flash.error"))).isEmpty();

@@ -87,7 +87,7 @@ class QueuesEndpointHttpIntegrationTests {
 		assertThat(letter.at("/error").asString()).contains("mail server refused");
 		assertThat(letter.at("/attempts").asInt()).isEqualTo(1);
 		assertThat(get("/actuator/queues/emails?offset=1&size=1").at("/deadLetters")).hasSize(1);
-		await().atMost(Duration.ofSeconds(5))
+		await().atMost(Duration.ofSeconds(30))
 			.until(() -> get("/actuator/queues/emails").at("/workers").size() == 1);
 		assertThat(get("/actuator/queues/emails").at("/workers/0/queues").toString()).contains("emails");
 
