@@ -66,7 +66,7 @@ local MAX_SEQ = 999999999999
 local MAX_UNIQUE_TTL = 315360000000
 -- in-flight entries one call walks when it looks for the jobs of a worker, and the most bytes of
 -- records it reads doing so (a record still in layout 4 holds its payload)
-local SLICE, SLICE_BYTES = 100, 65536
+local SLICE, SLICE_BYTES = 250, 65536
 -- the most payload bytes one call reads to hand out or list jobs (it always takes one job)
 local PAYLOAD_BUDGET = 262144
 -- losses of a job that was only reserved ahead dead-letter it at this many times its max attempts
@@ -414,7 +414,7 @@ local function pop_ready(n, bytes)
   local l, li, list_end = {}, 1, false
   while #out < n do
     if li > #l and not list_end then
-      local want = math.min(16, n - #out)
+      local want = math.min(4, n - #out)
       l, li = redis.call('LRANGE', K_PLAIN, taken, taken + want - 1), 1
       list_end = #l < want
     end

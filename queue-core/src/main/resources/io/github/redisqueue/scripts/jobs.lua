@@ -101,7 +101,7 @@ if op == 'list' then
     local a = plain_split(offset, desc, len)
     local b = offset - a
     local z = redis.call(range, K_READY, b, b + count - 1, 'WITHSCORES')
-    -- the plain elements that may be on the page, in page order, read 16 at a time until their
+    -- the plain elements that may be on the page, in page order, read 4 at a time until their
     -- bytes pass PAYLOAD_BUDGET: the merge stops where the elements read end (cut), if it gets there
     local l, at, bytes, cut = {}, {}, 0, false
     while #l < math.min(count, len - a) do
@@ -109,7 +109,7 @@ if op == 'list' then
         cut = true
         break
       end
-      local k, want = #l, math.min(16, count - #l, len - a - #l)
+      local k, want = #l, math.min(4, count - #l, len - a - #l)
       local chunk
       if desc then
         chunk = redis.call('LRANGE', K_PLAIN, len - a - k - want, len - a - k - 1)

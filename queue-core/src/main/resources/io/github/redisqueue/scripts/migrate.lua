@@ -19,6 +19,15 @@ end
 local at = (h == K_JOBS) and J.inlinePayload or POSITION[K_GATES].context
 local size = #FIELDS[h]
 local suffix = (h == K_JOBS) and ':p' or ':c'
+-- whether a field of the hash holds a record, not a payload: a job's is its id (no ':'), a gate's
+-- is its gate id, whose name is as long as the gate id says (a payload field has ':c' after it)
+local function is_record(field)
+  if h == K_JOBS then
+    return not string.find(field, ':', 1, true)
+  end
+  local length, name = string.match(field, '^[bg](%d+):(.*)$')
+  return length ~= nil and #name == tonumber(length)
+end
 local cursor, bytes, seen, moved = ARGV[4], 0, 0, 0
 repeat
   local reply = redis.call('HSCAN', h, cursor, 'COUNT', 16)
@@ -28,7 +37,7 @@ repeat
     local field, value = flat[i], flat[i + 1]
     bytes = bytes + #value
     seen = seen + 1
-    if not string.find(field, ':', 1, true) then
+    if is_record(field) then
       local ok, t = pcall(cmsgpack.unpack, value)
       -- a job record written before 'progress' was appended has one position fewer
       local fits = ok and type(t) == 'table' and (#t == size or (h == K_JOBS and #t == size - 1))

@@ -10,6 +10,9 @@
 -- their holder is lost, that loss counts under a wider limit (see take_back). A paused queue hands
 -- out nothing. A popped job of a batch being cancelled is removed instead (see cancel_job).
 -- A job's attempt is its attempts (runs that ended in a failure) plus one.
+-- The call stops taking jobs once the payloads it handed out (and the records it sized, see
+-- pop_ready) pass PAYLOAD_BUDGET bytes, one job at least: it may hand out fewer than asked while
+-- more are ready.
 -- ARGV[11] is the queue's rate limit, 'N:W' (at most N hand-outs in any W ms), or empty for none:
 -- an empty one costs no command. The hand-out times of the last N hand-outs are kept, oldest
 -- first, in the stats field '~rate' (see rate_window); a hand-out is allowed only when the one N

@@ -57,7 +57,7 @@ class LayoutMigrationIntegrationTests extends AbstractRedisIntegrationTests {
 	/** Writes an open batch's gate record as layout 4 did, its completion payload ARGV[4] inside it. */
 	private static final DefaultRedisScript<Long> LAYOUT4_BATCH = new DefaultRedisScript<>(QueueScripts.withPrelude("""
 			local now = now_ms()
-			local t = {'open', '10', '0', '0', '0', '0', '0', '0', '0', num(now), false, 'done-queue', ARGV[4], '60000',
+			local t = {'open', '10', '0', '0', '0', '0', '0', '0', '0', num(now), '0', 'done-queue', ARGV[4], '60000',
 			  '3', '', false}
 			redis.call('HSET', K_GATES, gate_id('b', ARGV[3]), cmsgpack.pack(t))
 			redis.call('ZADD', K_BATCHES, now, ARGV[3])
