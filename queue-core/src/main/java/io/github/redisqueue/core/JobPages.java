@@ -13,12 +13,14 @@ import static io.github.redisqueue.core.ScriptReplies.text;
 
 /**
  * Pages of the jobs of one state, read with {@code jobs.lua} 'list' (see
- * {@link QueueAdmin#jobs}): one script call for a queue of one partition. A page of a partitioned
- * queue is read in two steps, so that no call builds more jobs than the page holds: the index
- * scores of each partition's first {@code offset + count} jobs (in calls of at most
- * {@value #SCORE_SLICE}: reading them reads the plain jobs among them whole), merged here to learn
- * which run of each partition's own order the page holds, then those runs, one call per partition
- * that has jobs on the page. Equal scores of different partitions take partition order.
+ * {@link QueueAdmin#jobs} and {@link QueueAdmin#deadLetters}). A call of the script stops once
+ * the payloads it read pass its byte budget and tells how many index entries it covered: a run
+ * of jobs is read in as many calls as its bytes need, each going on where the last stopped. A
+ * page of a partitioned queue is read in two steps, so that no call builds more jobs than the
+ * page holds: the index scores of each partition's first {@code offset + count} jobs (in calls of
+ * at most {@value #SCORE_SLICE}: reading them reads the plain jobs among them whole), merged here
+ * to learn which run of each partition's own order the page holds, then those runs. Equal scores
+ * of different partitions take partition order.
  */
 final class JobPages {
 
@@ -31,7 +33,7 @@ final class JobPages {
 	private static final byte[] SCORES = encodeAscii("scores");
 
 	/** Most index scores one call reads for the merge of a partitioned queue's page. */
-	static final int SCORE_SLICE = 1000;
+	static final int SCORE_SLICE = 500;
 
 	private final QueueTemplate template;
 
@@ -47,33 +49,39 @@ final class JobPages {
 	 * @param index the state's name in the script: ready, delayed, active or dead
 	 */
 	List<JobInfo> page(String queue, String index, JobOrder order, int offset, int count) {
+		return listed(queue, index, order, offset, count).stream().map(ScriptReplies.ListedJob::job).toList();
+	}
+
+	/** The page, each job with its index score. */
+	List<ScriptReplies.ListedJob> listed(String queue, String index, JobOrder order, int offset, int count) {
 		boolean descending = order == JobOrder.NEWEST_FIRST;
 		QueueKeys[] parts = this.template.partitions(queue);
 		if (parts.length == 1) {
-			return list(queue, parts[0], index, descending, offset, count).stream()
-				.map(ScriptReplies.ListedJob::job)
-				.toList();
+			return list(queue, parts[0], index, descending, offset, count);
 		}
 		// the scores of each partition's first offset + count jobs, ascending
 		double[][] scores = new double[parts.length][];
 		for (int p = 0; p < parts.length; p++) {
 			List<Object> all = new ArrayList<>();
-			for (int from = 0; from < offset + count; from += SCORE_SLICE) {
+			int from = 0;
+			while (from < offset + count) {
 				int slice = Math.min(SCORE_SLICE, offset + count - from);
 				List<Object> reply = this.executor.run(this.executor.scripts().jobs(), parts[p], List.of(LIST,
 						encodeAscii(index), descending ? DESCENDING : ASCENDING, encodeNumber(from), encodeNumber(slice),
 						SCORES));
-				all.addAll(reply);
-				if (reply.size() < slice) {
+				int covered = (int) ScriptReplies.asLong(reply.get(0));
+				all.addAll(reply.subList(1, reply.size()));
+				if (covered == 0) {
 					break;
 				}
+				from += covered;
 			}
 			scores[p] = all.stream().mapToDouble((score) -> Double.parseDouble(text(score))).sorted().toArray();
 		}
 		int[] before = new int[parts.length];
 		int[] onPage = new int[parts.length];
 		split(scores, descending, offset, count, before, onPage);
-		List<ScriptReplies.ListedJob> page = new ArrayList<>(count);
+		List<ScriptReplies.ListedJob> page = new ArrayList<>(Math.min(count, 1000));
 		for (int p = 0; p < parts.length; p++) {
 			if (onPage[p] > 0) {
 				page.addAll(list(queue, parts[p], index, descending, before[p], onPage[p]));
@@ -82,7 +90,7 @@ final class JobPages {
 		// a stable sort: equal scores keep partition order, and each partition's own order
 		Comparator<ScriptReplies.ListedJob> byScore = Comparator.comparingDouble(ScriptReplies.ListedJob::score);
 		page.sort(descending ? byScore.reversed() : byScore);
-		return page.stream().map(ScriptReplies.ListedJob::job).toList();
+		return page;
 	}
 
 	/**
@@ -118,12 +126,23 @@ final class JobPages {
 		}
 	}
 
+	/** The jobs at positions offset to offset + count - 1 of one partition, in as many calls as their bytes need. */
 	private List<ScriptReplies.ListedJob> list(String queue, QueueKeys k, String index, boolean descending, int offset,
 			int count) {
 		Function<byte[], Map<String, String>> headers = (raw) -> this.template.headers(queue, raw);
-		return ScriptReplies.listedJobs(queue, this.executor.run(this.executor.scripts().jobs(), k, List.of(LIST,
-				encodeAscii(index), descending ? DESCENDING : ASCENDING, encodeNumber(offset), encodeNumber(count))),
-				headers);
+		List<ScriptReplies.ListedJob> jobs = new ArrayList<>();
+		int done = 0;
+		while (done < count) {
+			List<Object> reply = this.executor.run(this.executor.scripts().jobs(), k, List.of(LIST, encodeAscii(index),
+					descending ? DESCENDING : ASCENDING, encodeNumber(offset + done), encodeNumber(count - done)));
+			int covered = (int) ScriptReplies.asLong(reply.get(0));
+			jobs.addAll(ScriptReplies.listedJobs(queue, reply.subList(1, reply.size()), headers));
+			if (covered == 0) {
+				break;
+			}
+			done += covered;
+		}
+		return jobs;
 	}
 
 }

@@ -65,7 +65,7 @@ public class QueueAdmin implements QueueAdminOperations {
 
 	private static final Logger logger = LoggerFactory.getLogger(QueueAdmin.class);
 
-	private static final byte[] INSPECT_DEAD_LETTERS = encodeAscii("dead");
+	private static final byte[] BATCH_SCORES = encodeAscii("scores");
 
 	private static final byte[] DEAD_RETRY = encodeAscii("retry");
 
@@ -280,22 +280,16 @@ public class QueueAdmin implements QueueAdminOperations {
 			throw new IllegalArgumentException("Dead-letter page (offset " + offset + ", count " + count
 					+ ") is invalid: offset must be 0 or more and count from 1 to " + MAX_DEAD_LETTER_PAGE);
 		}
-		QueueKeys[] parts = this.template.partitions(queue);
-		if (parts.length == 1) {
-			List<Object> reply = this.executor.run(this.executor.scripts().inspect(), parts[0],
-					List.of(INSPECT_DEAD_LETTERS, encodeNumber(offset), encodeNumber(count)));
-			return ScriptReplies.deadLetters(reply, (raw) -> this.template.headers(queue, raw));
+		if (this.template.partitions(queue).length > 1) {
+			mergeDepth(offset, count);
 		}
-		// the first offset + count of each partition, newest first, merged
-		int depth = mergeDepth(offset, count);
-		List<DeadJob> all = new ArrayList<>();
-		for (QueueKeys k : parts) {
-			all.addAll(ScriptReplies.deadLetters(this.executor.run(this.executor.scripts().inspect(), k,
-					List.of(INSPECT_DEAD_LETTERS, encodeNumber(0), encodeNumber(depth))),
-					(raw) -> this.template.headers(queue, raw)));
-		}
-		all.sort(Comparator.comparing(DeadJob::diedAt).reversed());
-		return page(all, offset, count);
+		// the dead index newest first, as a page of jobs: a partitioned queue's merged by time of death
+		return this.jobPages.listed(queue, "dead", JobOrder.NEWEST_FIRST, offset, count)
+			.stream()
+			.map((listed) -> new DeadJob(listed.job().id(), listed.job().payload(), listed.job().headers(),
+					listed.job().attempts(), (listed.job().lastError() != null) ? listed.job().lastError() : "",
+					Instant.ofEpochMilli((long) listed.score())))
+			.toList();
 	}
 
 	/**
@@ -311,13 +305,6 @@ public class QueueAdmin implements QueueAdminOperations {
 		return (int) depth;
 	}
 
-	private static <T> List<T> page(List<T> all, int offset, int count) {
-		if (offset >= all.size()) {
-			return List.of();
-		}
-		return List.copyOf(all.subList(offset, Math.min(all.size(), offset + count)));
-	}
-
 	@Override
 	public List<BatchStatus> batches(String queue, int offset, int count) {
 		if (offset < 0 || count < 1 || count > MAX_BATCH_PAGE) {
@@ -329,15 +316,36 @@ public class QueueAdmin implements QueueAdminOperations {
 			return ScriptReplies.batchList(queue,
 					this.template.batches().run(parts[0], "list", "", encodeNumber(offset), encodeNumber(count)));
 		}
-		// the first offset + count of each partition, oldest first, merged
+		// the creation times of each partition's first offset + count, in slices, merged to learn
+		// which run of each partition the page holds; then those runs only
 		int depth = mergeDepth(offset, count);
-		List<BatchStatus> all = new ArrayList<>();
-		for (QueueKeys k : parts) {
-			all.addAll(ScriptReplies.batchList(queue,
-					this.template.batches().run(k, "list", "", encodeNumber(0), encodeNumber(depth))));
+		double[][] scores = new double[parts.length][];
+		for (int p = 0; p < parts.length; p++) {
+			List<Object> all = new ArrayList<>();
+			for (int from = 0; from < depth; from += JobPages.SCORE_SLICE) {
+				int slice = Math.min(JobPages.SCORE_SLICE, depth - from);
+				List<Object> reply = this.template.batches()
+					.run(parts[p], "list", "", encodeNumber(from), encodeNumber(slice), BATCH_SCORES);
+				all.addAll(reply);
+				if (reply.size() < slice) {
+					break;
+				}
+			}
+			scores[p] = all.stream().mapToDouble((score) -> Double.parseDouble(text(score))).toArray();
 		}
-		all.sort(Comparator.comparing(BatchStatus::createdAt));
-		return page(all, offset, count);
+		int[] before = new int[parts.length];
+		int[] onPage = new int[parts.length];
+		JobPages.split(scores, false, offset, count, before, onPage);
+		List<BatchStatus> page = new ArrayList<>(count);
+		for (int p = 0; p < parts.length; p++) {
+			if (onPage[p] > 0) {
+				page.addAll(ScriptReplies.batchList(queue, this.template.batches()
+					.run(parts[p], "list", "", encodeNumber(before[p]), encodeNumber(onPage[p]))));
+			}
+		}
+		// a stable sort: equal times keep partition order
+		page.sort(Comparator.comparing(BatchStatus::createdAt));
+		return page;
 	}
 
 	@Override

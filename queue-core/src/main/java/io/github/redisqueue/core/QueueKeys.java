@@ -19,7 +19,7 @@ final class QueueKeys {
 	private static final int SLOTS = 16384;
 
 	/** Version of the key layout, recorded under {@code <prefix>:layout}. */
-	public static final String LAYOUT_VERSION = "4";
+	public static final String LAYOUT_VERSION = "5";
 
 	/** How many keys {@link #scriptKeys()} holds; a script's further keys follow them. */
 	static final int SCRIPT_KEYS = 22;

@@ -79,7 +79,11 @@ final class QueueRegistration {
 		if (!Boolean.TRUE.equals(created)) {
 			byte[] found = this.executor.redis().opsForValue().get(key);
 			String version = (found != null) ? new String(found, StandardCharsets.UTF_8) : QueueKeys.LAYOUT_VERSION;
-			if (!QueueKeys.LAYOUT_VERSION.equals(version)) {
+			if (LayoutMigration.FROM.equals(version)) {
+				new LayoutMigration(this.executor, this.prefix).run();
+				this.executor.redis().opsForValue().set(key, encodeAscii(QueueKeys.LAYOUT_VERSION));
+			}
+			else if (!QueueKeys.LAYOUT_VERSION.equals(version)) {
 				throw new QueueException("Redis holds queue layout version " + version + " under key prefix '"
 						+ this.prefix + "', but this library writes version " + QueueKeys.LAYOUT_VERSION
 						+ "; migrate the data or use another key prefix");

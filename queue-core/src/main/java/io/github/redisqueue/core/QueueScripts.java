@@ -57,11 +57,18 @@ public final class QueueScripts {
 
 	private final RedisScript<List> schedule = load("schedule");
 
+	private final RedisScript<List> migrate = load("migrate");
+
 	private final RedisScript<Long> heartbeat = new DefaultRedisScript<>(prelude("registry") + read("heartbeat"), Long.class);
 
 	private final RedisScript<List> workers = new DefaultRedisScript<>(prelude("registry") + read("workers"), List.class);
 
 	private final RedisScript<List> silent = new DefaultRedisScript<>(prelude("registry") + read("silent"), List.class);
+
+	/** {@code migrate.lua}: moves a slice of a partition's records from layout 4 to layout 5. */
+	public RedisScript<List> migrate() {
+		return this.migrate;
+	}
 
 	public RedisScript<List> enqueue() {
 		return this.enqueue;

@@ -17,7 +17,8 @@
 --   'status'  returns state, cap, priority, total, admitted, completed, dead, cancelled,
 --             created at, finished at, completion queue, waiting; or nothing for no batch.
 --   'list'    (id unused) offset and count of open batches, oldest first: returns the number of
---             open batches, then per batch its id and the 12 values of 'status'.
+--             open batches, then per batch its id and the 12 values of 'status'; with 'scores'
+--             after the count, only the creation time (the index score, as text) of each.
 --   'pending' (id unused) most entries: finished batches whose completion job is not handed off,
 --             per batch its id, state, total, completed, dead, cancelled, completion queue,
 --             completion payload, priority, finished at, created at.
@@ -98,9 +99,7 @@ if op == 'add' then
     local r = blank(K_JOBS)
     r[J.state], r[J.headers], r[J.priority], r[J.score], r[J.batch] = 'waiting', b[4], b[2], '0', bid
     r[J.attempts], r[J.maxAttempts], r[J.token], r[J.enqueuedAt] = '0', b[3], '0', enqueued_at
-    r[J.payload] = ARGV[5 + i]
-    records[K_JOBS][id] = r
-    jsave(id, r)
+    jcreate(id, r, ARGV[5 + i])
     members[2 * i - 1] = 0
     members[2 * i] = bk .. dmember(id)
     out[2 + i] = id
@@ -178,6 +177,15 @@ end
 
 if op == 'list' then
   local offset, count = tonumber(ARGV[5]), tonumber(ARGV[6])
+  if ARGV[7] == 'scores' then
+    -- what a partitioned queue's page merges: the creation times only, no record read
+    local z = redis.call('ZRANGE', K_BATCHES, offset, offset + count - 1, 'WITHSCORES')
+    local out = {}
+    for i = 2, #z, 2 do
+      out[#out + 1] = z[i]
+    end
+    return out
+  end
   local out = {redis.call('ZCARD', K_BATCHES)}
   for _, id in ipairs(redis.call('ZRANGE', K_BATCHES, offset, offset + count - 1)) do
     local s = status(id)
@@ -197,6 +205,7 @@ if op == 'pending' then
     local f = rget(K_GATES, gate_id('b', id), {'state', 'total', 'completed', 'dead', 'cancelled', 'onComplete',
       'context', 'priority', 'finishedAt', 'createdAt'})
     if f[1] then
+      f[7] = gate_context(gate_id('b', id))
       out[#out + 1] = id
       for i = 1, 10 do
         out[#out + 1] = f[i] or ''

@@ -15,7 +15,8 @@
 --               a rate-limited queue, see reserve.lua)
 --  11 woken     list that blocked consumers move wake-ups into; cleared by reserve
 --  12 live      sorted set of the workers consuming the queue, score = heartbeat deadline (ms)
---  13 jobs      hash, job id -> the job's record, its payload included (see FIELDS)
+--  13 jobs      hash, job id -> the job's record (see FIELDS), and job id ':p' -> its payload: a
+--               change of a job's state reads and writes its small record only, never its payload
 --  14 ready:plain  list of the plain jobs that are ready, in id order: a job of the default
 --               priority enqueued ready with no option that needs its record (no uniqueness,
 --               idempotency, group, expiry or batch) is one element here, its id, ':' and a
@@ -63,8 +64,11 @@ local WAKE_CAP = 8
 local MAX_SEQ = 999999999999
 -- longest uniqueness window kept after completion: 3650 days
 local MAX_UNIQUE_TTL = 315360000000
--- in-flight entries one call walks when it looks for the jobs of a worker
-local SLICE = 1000
+-- in-flight entries one call walks when it looks for the jobs of a worker, and the most bytes of
+-- records it reads doing so (a record still in layout 4 holds its payload)
+local SLICE, SLICE_BYTES = 250, 65536
+-- the most payload bytes one call reads to hand out or list jobs (it always takes one job)
+local PAYLOAD_BUDGET = 262144
 -- losses of a job that was only reserved ahead dead-letter it at this many times its max attempts
 local AHEAD_FACTOR = 3
 
@@ -82,12 +86,16 @@ end
 -- per field of the record's kind (false where a field is unset), read like hashes with rget (the
 -- values of the named fields, false where unset, as HMGET answers) and written field by field
 -- with rset. Each record is decoded once per call and kept in this cache (false: no record); a
--- record that cannot be decoded reads as one without fields. A job's 'progress' and 'ofGroup'
--- were appended after 'payload': a job record written without them reads as one without them.
+-- record that cannot be decoded reads as one without fields. A job's payload is not in its record
+-- but in the field '<id>:p' of the same hash (see jpayload): layout 4 kept it in the record at the
+-- position now named 'inlinePayload', unset in every record written since; such a record (24
+-- positions when written before 'progress' was appended, else 25) reads as it is, and gives its
+-- payload its own field when it is next written (see pack_job) or migrated (migrate.lua). A job's
+-- 'ofGroup' was appended after 'progress': a record written without it reads as one without it.
 local FIELDS = {
   [K_JOBS] = {'state', 'headers', 'priority', 'score', 'attempts', 'maxAttempts', 'token', 'enqueuedAt', 'dueAt',
     'readyAt', 'expireAt', 'finishedAt', 'uniqueKey', 'uniqueTtl', 'group', 'batch', 'ofBatch', 'worker',
-    'leaseUntil', 'ahead', 'lost', 'lostAhead', 'error', 'payload', 'progress', 'ofGroup'},
+    'leaseUntil', 'ahead', 'lost', 'lostAhead', 'error', 'inlinePayload', 'progress', 'ofGroup'},
   [K_GATES] = {'state', 'cap', 'admits', 'ends', 'priority', 'total', 'completed', 'dead', 'cancelled', 'createdAt',
     'finishedAt', 'onComplete', 'context', 'retention', 'maxAttempts', 'headers', 'cancelAt'}
 }
@@ -97,7 +105,7 @@ local POSITION = {
   [K_JOBS] = {state = 1, headers = 2, priority = 3, score = 4, attempts = 5, maxAttempts = 6, token = 7,
     enqueuedAt = 8, dueAt = 9, readyAt = 10, expireAt = 11, finishedAt = 12, uniqueKey = 13, uniqueTtl = 14,
     group = 15, batch = 16, ofBatch = 17, worker = 18, leaseUntil = 19, ahead = 20, lost = 21,
-    lostAhead = 22, error = 23, payload = 24, progress = 25, ofGroup = 26},
+    lostAhead = 22, error = 23, inlinePayload = 24, progress = 25, ofGroup = 26},
   [K_GATES] = {state = 1, cap = 2, admits = 3, ends = 4, priority = 5, total = 6, completed = 7, dead = 8,
     cancelled = 9, createdAt = 10, finishedAt = 11, onComplete = 12, context = 13, retention = 14,
     maxAttempts = 15, headers = 16, cancelAt = 17}
@@ -175,6 +183,42 @@ local function rget(h, id, names)
   return f
 end
 
+-- the field of K_JOBS that holds job id's payload
+local function pfield(id)
+  return id .. ':p'
+end
+
+-- a job record r as written: a record still holding its payload (layout 4) gives it its own field
+local function pack_job(id, r)
+  if r[J.inlinePayload] then
+    redis.call('HSET', K_JOBS, pfield(id), r[J.inlinePayload])
+    r[J.inlinePayload] = false
+  end
+  return cmsgpack.pack(r)
+end
+
+-- a gate record r as written: a batch's completion payload ('context', as large as a job's) is kept
+-- in the field '<gate id>:c' of K_GATES (see gate_context), so that the record every sub-job's end
+-- rewrites stays small; a record of layout 4 that holds it gives it its own field here
+local function pack_gate(gid, r)
+  local c = POSITION[K_GATES].context
+  if r[c] then
+    redis.call('HSET', K_GATES, gid .. ':c', r[c])
+    r[c] = false
+  end
+  return cmsgpack.pack(r)
+end
+
+-- the completion payload of a batch (gate id gid), false when it has none
+local function gate_context(gid)
+  local r = record(K_GATES, gid)
+  local c = r and r[POSITION[K_GATES].context]
+  if c then
+    return c
+  end
+  return redis.call('HGET', K_GATES, gid .. ':c')
+end
+
 -- sets fields (name, value pairs) of a record, r being its cached copy
 local function write(h, id, r, ...)
   local at = POSITION[h]
@@ -187,7 +231,7 @@ local function write(h, id, r, ...)
     end
     r[position] = text(a[i + 1])
   end
-  redis.call('HSET', h, id, cmsgpack.pack(r))
+  redis.call('HSET', h, id, (h == K_JOBS) and pack_job(id, r) or pack_gate(id, r))
 end
 
 local function rset(h, id, ...)
@@ -201,12 +245,18 @@ end
 
 -- writes a job's record r, read with record and changed in place
 local function jsave(id, r)
-  redis.call('HSET', K_JOBS, id, cmsgpack.pack(r))
+  redis.call('HSET', K_JOBS, id, pack_job(id, r))
+end
+
+-- writes a new job: its record r (cached from now on) and its payload
+local function jcreate(id, r, payload)
+  records[K_JOBS][id] = r
+  redis.call('HSET', K_JOBS, id, cmsgpack.pack(r), pfield(id), payload)
 end
 
 local function rdel(h, id)
   records[h][id] = false
-  redis.call('HDEL', h, id)
+  redis.call('HDEL', h, id, id .. ((h == K_JOBS) and ':p' or ':c'))
 end
 
 local function rexists(h, id)
@@ -221,9 +271,24 @@ local function jset(id, ...)
   rset(K_JOBS, id, ...)
 end
 
--- deletes a job: its record, payload included
+-- deletes a job: its record and its payload
 local function jdel(id)
-  rdel(K_JOBS, id)
+  records[K_JOBS][id] = false
+  redis.call('HDEL', K_JOBS, id, pfield(id))
+end
+
+-- the payload of a job that has a record (false when it has none), read only here
+local function jpayload(id)
+  local r = record(K_JOBS, id)
+  if r and r[J.inlinePayload] then
+    return r[J.inlinePayload]
+  end
+  return redis.call('HGET', K_JOBS, pfield(id))
+end
+
+-- the bytes a job with a record takes: its record and its payload, without reading them
+local function jsize(id)
+  return redis.call('HSTRLEN', K_JOBS, id) + redis.call('HSTRLEN', K_JOBS, pfield(id))
 end
 
 -- The sequence (K_SEQ) numbers job ids and the ready order. Its high-water mark, kept in the
@@ -420,7 +485,7 @@ local function plain_record(id, t)
   local r = blank(K_JOBS)
   r[J.state], r[J.headers], r[J.priority], r[J.score] = 'ready', t[1], '0', int(PLAIN_BASE + tonumber(id))
   r[J.attempts], r[J.maxAttempts], r[J.token], r[J.enqueuedAt] = '0', t[2], '0', t[3]
-  r[J.dueAt], r[J.expireAt], r[J.payload] = '0', '0', t[4]
+  r[J.dueAt], r[J.expireAt] = '0', '0'
   return r
 end
 
@@ -458,54 +523,57 @@ local function tombs_dropped(n)
   end
 end
 
--- Takes up to n jobs off the head of ready: from the ready set and the plain list, merged by score.
+-- Takes up to n jobs off the head of ready: from the ready set and the plain list, merged by score,
+-- while their bytes (a plain element's length; a record's and its payload's, see jsize) come to at
+-- most bytes, the first job always. Plain elements are read a few at a time, as the merge needs them.
 -- Returns a list of {id, element} in ready order, element being the plain element or false, and
 -- the number of tombstones taken off the list on the way (they count against n: a caller that
 -- got fewer jobs than asked for while tombstones were dropped may call again).
-local function pop_ready(n)
+local function pop_ready(n, bytes)
   local z = redis.call('ZRANGE', K_READY, 0, n - 1, 'WITHSCORES')
-  local out = {}
-  local dropped = 0
-  if #z == 0 then
-    local l = redis.call('LPOP', K_PLAIN, n)
-    if l then
-      for _, e in ipairs(l) do
-        if is_tombstone(e) then
-          dropped = dropped + 1
-        else
-          out[#out + 1] = {plain_id_text(e), e}
-        end
-      end
+  local out, used, dropped = {}, 0, 0
+  local zi, taken = 1, 0
+  local l, li, list_end = {}, 1, false
+  while #out + dropped < n do
+    if li > #l and not list_end then
+      local want = math.min(4, n - #out - dropped)
+      l, li = redis.call('LRANGE', K_PLAIN, taken, taken + want - 1), 1
+      list_end = #l < want
     end
-    tombs_dropped(dropped)
-    return out, dropped
-  end
-  local l = redis.call('LRANGE', K_PLAIN, 0, n - 1)
-  local zi, li = 1, 1
-  while #out + dropped < n and (zi <= #z or li <= #l) do
-    local take_plain = li <= #l
+    local e = l[li]
+    local take_plain = e ~= nil
     if take_plain and zi <= #z then
       -- a damaged element (no id) goes first, to be dead-lettered
-      local id = plain_id(l[li])
+      local id = plain_id(e)
       take_plain = not id or PLAIN_BASE + id < tonumber(z[zi + 1])
     end
-    if take_plain then
-      if is_tombstone(l[li]) then
-        dropped = dropped + 1
-      else
-        out[#out + 1] = {plain_id_text(l[li]), l[li]}
-      end
-      li = li + 1
+    if not take_plain and zi > #z then
+      break
+    end
+    if take_plain and is_tombstone(e) then
+      -- a deleted plain job's place: dropped, no bytes of a job
+      dropped = dropped + 1
+      li, taken = li + 1, taken + 1
     else
-      out[#out + 1] = {z[zi], false}
-      zi = zi + 2
+      local size = take_plain and #e or jsize(z[zi])
+      if #out > 0 and used + size > bytes then
+        break
+      end
+      used = used + size
+      if take_plain then
+        out[#out + 1] = {plain_id_text(e), e}
+        li, taken = li + 1, taken + 1
+      else
+        out[#out + 1] = {z[zi], false}
+        zi = zi + 2
+      end
     end
   end
   if zi > 1 then
     redis.call('ZPOPMIN', K_READY, (zi - 1) / 2)
   end
-  if li > 1 then
-    redis.call('LTRIM', K_PLAIN, li - 1, -1)
+  if taken > 0 then
+    redis.call('LTRIM', K_PLAIN, taken, -1)
   end
   tombs_dropped(dropped)
   return out, dropped
@@ -586,19 +654,20 @@ end
 -- caller read it, else false: the job's record is read, or its element looked for when it has
 -- none. An element that cannot be read (see plain_fields) shows with no state, the reason under
 -- 'error' and what could be read of it under 'payload', so that it is seen before a reserve
--- dead-letters it. Empty when there is no such job.
+-- dead-letters it. Empty when there is no such job. Also returns the payload's size.
 local function job_view(id, element)
   local r = not element and record(K_JOBS, id)
+  local payload = r and jpayload(id)
   if not r and not element and string.match(id, '^%d+$') then
     element = plain_find(tonumber(id))
   end
   if element then
     local t, reason, kept = plain_fields(element)
     if t then
-      r = plain_record(id, t)
+      r, payload = plain_record(id, t), t[4]
     else
-      r = blank(K_JOBS)
-      r[J.priority], r[J.attempts], r[J.error], r[J.payload] = '0', '0', reason, kept
+      r, payload = blank(K_JOBS), kept
+      r[J.priority], r[J.attempts], r[J.error] = '0', '0', reason
       if plain_id(element) then
         r[J.score] = int(PLAIN_BASE + plain_id(element))
       end
@@ -607,13 +676,18 @@ local function job_view(id, element)
   local out = {}
   if r then
     for i, name in ipairs(FIELDS[K_JOBS]) do
-      if r[i] then
+      if i == J.inlinePayload then
+        if payload then
+          out[#out + 1] = 'payload'
+          out[#out + 1] = payload
+        end
+      elseif r[i] then
         out[#out + 1] = name
         out[#out + 1] = r[i]
       end
     end
   end
-  return out
+  return out, payload and #payload or 0
 end
 
 -- whether a text is a job id as scripts write them: a decimal number of at most 18 digits without
@@ -1063,22 +1137,30 @@ local function reclaim(now, limit)
   return #ids
 end
 
--- walks at most SLICE in-flight entries from index cursor and returns the ids whose lease holder
--- matches, and the cursor of the next call (0 once the walk reached the end); the caller takes
--- the returned jobs out of the in-flight set, which the next cursor accounts for
+-- walks at most SLICE in-flight entries from cursor, and no more once it read SLICE_BYTES of
+-- records, and returns the ids whose lease holder matches, and the cursor of the next call (0 once
+-- the walk reached the end). A cursor is 0 to start, else 1 + the index in the in-flight set to go
+-- on from; the caller takes the returned jobs out of the in-flight set, which the next cursor
+-- accounts for (a slice whose every job matched goes on from where it started).
 local function walk_inflight(cursor, matches)
-  local ids = redis.call('ZRANGE', K_INFLIGHT, cursor, cursor + SLICE - 1)
-  local found = {}
+  local from = math.max(0, cursor - 1)
+  local ids = redis.call('ZRANGE', K_INFLIGHT, from, from + SLICE - 1)
+  local found, walked, bytes = {}, 0, 0
   for _, id in ipairs(ids) do
+    if walked > 0 and bytes >= SLICE_BYTES then
+      break
+    end
+    bytes = bytes + redis.call('HSTRLEN', K_JOBS, id)
+    walked = walked + 1
     local holder = jget(id, {'worker'})[1]
     if holder and matches(holder) then
       found[#found + 1] = id
     end
   end
-  if #ids < SLICE then
+  if walked == #ids and #ids < SLICE then
     return found, 0
   end
-  return found, cursor + #ids - #found
+  return found, from + walked - #found + 1
 end
 
 -- whether a job that was never handed to a handler is past its expiry

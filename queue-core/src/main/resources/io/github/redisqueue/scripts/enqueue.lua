@@ -101,12 +101,10 @@ for i = 1, n do
     r[J.state], r[J.headers], r[J.priority], r[J.score] = state, headers, num(priority), score
     r[J.attempts], r[J.maxAttempts], r[J.token], r[J.enqueuedAt] = '0', max_attempts, '0', num(now)
     r[J.dueAt], r[J.expireAt], r[J.uniqueKey], r[J.uniqueTtl] = num(due), num(expire_at), ukey, ARGV[9]
-    r[J.payload] = ARGV[15 + i]
     if group ~= '' then
       r[J.group] = group
     end
-    records[K_JOBS][id] = r
-    jsave(id, r)
+    jcreate(id, r, ARGV[15 + i])
     if ukey ~= '' then
       unique_take(ukey, id)
     end

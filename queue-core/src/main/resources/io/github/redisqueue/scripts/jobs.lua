@@ -11,9 +11,12 @@
 --             state (see job_view); one without even an id has the id '' and the score of the
 --             nearest element before it that has one (see plain_score). An index entry whose
 --             record is gone is left out.
---             Returns per job: id, index score (as text), its fields as job_view gives them (a
---             nested flat list of names and values). With 'scores', only the index score of each
---             entry (as text), and no record is read: what a partitioned queue's page merges.
+--             Returns first how many index entries the call covered, then per job: id, index score
+--             (as text), its fields as job_view gives them (a nested flat list of names and
+--             values). With 'scores', only the index score of each entry (as text), and no record
+--             is read: what a partitioned queue's page merges. A call reads payloads (and plain
+--             elements) until they pass PAYLOAD_BUDGET bytes, then stops: it covers fewer entries
+--             than asked, and the caller asks again from there.
 --   'delete'  id: deletes a job that holds no lease: ready (a record, or a plain element), delayed,
 --             dead, completed, or waiting at its batch or group. It leaves every index and its
 --             record is deleted; its uniqueness key, when it holds one, is free again (even one kept
@@ -102,25 +105,51 @@ if op == 'list' then
     local a = plain_split(offset, desc, len)
     local b = offset - a
     local z = redis.call(range, K_READY, b, b + count - 1, 'WITHSCORES')
-    -- the plain elements of the page, in list order, from list index first on
-    -- (and up to TOMB_SLACK more, which fill the places of tombstones in the page)
-    local first = desc and math.max(0, len - a - count - TOMB_SLACK) or a
-    local l = {}
-    if a < len then
-      l = redis.call('LRANGE', K_PLAIN, first, desc and (len - a - 1) or (a + count - 1 + TOMB_SLACK))
+    -- the plain elements that may be on the page, in page order, read 4 at a time until their
+    -- bytes pass PAYLOAD_BUDGET: the merge stops where the elements read end (cut), if it gets there;
+    -- up to TOMB_SLACK more fill the places of tombstones in the page
+    local l, at, bytes, cut = {}, {}, 0, false
+    local wanted = count + TOMB_SLACK
+    while #l < math.min(wanted, len - a) do
+      if bytes >= PAYLOAD_BUDGET then
+        cut = true
+        break
+      end
+      local k, want = #l, math.min(4, wanted - #l, len - a - #l)
+      local chunk
+      if desc then
+        chunk = redis.call('LRANGE', K_PLAIN, len - a - k - want, len - a - k - 1)
+      else
+        chunk = redis.call('LRANGE', K_PLAIN, a + k, a + k + want - 1)
+      end
+      for j = 1, #chunk do
+        local element = desc and chunk[#chunk + 1 - j] or chunk[j]
+        l[#l + 1] = element
+        at[#l] = desc and (len - a - #l) or (a + #l - 1)
+        bytes = bytes + #element
+      end
+      if #chunk < want then
+        break
+      end
     end
+    -- in list order: an element without an id takes the score of the one before it in the list
     local ids, scores = {}, {}
-    for k, element in ipairs(l) do
+    local from, to, step = 1, #l, 1
+    if desc then
+      from, to, step = #l, 1, -1
+    end
+    for k = from, to, step do
+      local element = l[k]
       local id = plain_id(element)
       ids[k] = id and int(id) or ''
-      scores[k] = id and (PLAIN_BASE + id) or scores[k - 1] or plain_score(first + k - 1, element)
+      scores[k] = id and (PLAIN_BASE + id) or scores[k - step] or plain_score(at[k], element)
     end
-    local zi, li, step = 1, 1, 1
-    if desc then
-      li, step = #l, -1
-    end
-    while #entries < count and (zi <= #z or (li >= 1 and li <= #l)) do
-      local take_plain = li >= 1 and li <= #l
+    local zi, li = 1, 1
+    while #entries < count and (zi <= #z or li <= #l) do
+      if li > #l and cut then
+        break
+      end
+      local take_plain = li <= #l
       if take_plain and zi <= #z then
         local other = tonumber(z[zi + 1])
         take_plain = (desc and scores[li] > other) or (not desc and scores[li] < other)
@@ -130,22 +159,31 @@ if op == 'list' then
         if not is_tombstone(l[li]) then
           entries[#entries + 1] = {ids[li], int(scores[li]), l[li]}
         end
-        li = li + step
+        li = li + 1
       else
         entries[#entries + 1] = {z[zi], z[zi + 1], false}
         zi = zi + 2
       end
     end
   end
-  local out = {}
+  -- the first value: how many entries of the index this call covered (fewer than count when the
+  -- index ends, or when PAYLOAD_BUDGET cut it short: then the caller goes on from there)
+  local out = {0}
   if ARGV[8] == 'scores' then
     for i, entry in ipairs(entries) do
-      out[i] = entry[2]
+      out[i + 1] = entry[2]
     end
+    out[1] = #entries
     return out
   end
+  local bytes = 0
   for _, entry in ipairs(entries) do
-    local fields = job_view(entry[1], entry[3])
+    if out[1] > 0 and bytes >= PAYLOAD_BUDGET then
+      break
+    end
+    local fields, size = job_view(entry[1], entry[3])
+    bytes = bytes + size
+    out[1] = out[1] + 1
     if #fields > 0 then
       out[#out + 1] = entry[1]
       out[#out + 1] = entry[2]

@@ -11,6 +11,9 @@
 -- their holder is lost, that loss counts under a wider limit (see take_back). A paused queue hands
 -- out nothing. A popped job of a batch being cancelled is removed instead (see cancel_job).
 -- A job's attempt is its attempts (runs that ended in a failure) plus one.
+-- The call stops taking jobs once the payloads it handed out (and the records it sized, see
+-- pop_ready) pass PAYLOAD_BUDGET bytes, one job at least: it may hand out fewer than asked while
+-- more are ready.
 -- ARGV[11] is the queue's rate limit, 'N:W' (at most N hand-outs in any W ms), or empty for none:
 -- an empty one costs no command. The hand-out times of the last N hand-outs are kept, oldest
 -- first, in the stats field '~rate' (see rate_window); a hand-out is allowed only when the one N
@@ -104,13 +107,15 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
   local deadline = now + lease
   local deadline_text = num(deadline)
   local batch_states = {}
+  -- payload bytes handed out so far: the call stops taking jobs past PAYLOAD_BUDGET
+  local bytes = 0
   local names = {'state', 'payload', 'headers', 'attempts', 'maxAttempts', 'token', 'enqueuedAt', 'priority',
     'score', 'expireAt', 'dueAt', 'readyAt', 'lost', 'batch'}
   -- tombstones of deleted plain jobs dropped off the head (see pop_ready): at most this many
   -- more per call
   local tombs = 1000
-  while got < n and budget > 0 do
-    local popped, dropped = pop_ready(n - got)
+  while got < n and budget > 0 and bytes < PAYLOAD_BUDGET do
+    local popped, dropped = pop_ready(n - got, PAYLOAD_BUDGET - bytes)
     if #popped == 0 and (dropped == 0 or tombs <= 0) then
       break
     end
@@ -125,17 +130,17 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
           id = int(new_id())
         end
         if not t then
-          rset(K_JOBS, id, 'payload', kept)
+          jcreate(id, blank(K_JOBS), kept)
           to_dead(id, bad, now)
           budget = budget - 1
         else
           r = plain_record(id, t)
-          records[K_JOBS][id] = r
+          jcreate(id, r, t[4])
           f = {'ready', t[4], t[1], '0', t[2], '0', t[3], '0', r[J.score], '0', '0', false, false, false}
         end
       else
         r = record(K_JOBS, id)
-        f = r and {r[J.state], r[J.payload], r[J.headers], r[J.attempts], r[J.maxAttempts],
+        f = r and {r[J.state], jpayload(id), r[J.headers], r[J.attempts], r[J.maxAttempts],
           r[J.token], r[J.enqueuedAt], r[J.priority], r[J.score], r[J.expireAt], r[J.dueAt], r[J.readyAt], r[J.lost],
           r[J.batch]}
         if not r then
@@ -187,6 +192,7 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
           out[k + 9] = tonumber(f[8])
           out[k + 10] = math.max(0, now - ready_since(f[7], f[11], f[12]))
           got = got + 1
+          bytes = bytes + #f[2]
         end
       end
     end

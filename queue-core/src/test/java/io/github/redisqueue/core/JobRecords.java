@@ -27,7 +27,7 @@ public final class JobRecords {
 			end
 			if r then
 			  for i, name in ipairs(FIELDS[K_JOBS]) do
-			    if r[i] and name ~= 'payload' then
+			    if r[i] and name ~= 'inlinePayload' then
 			      out[#out + 1] = name
 			      out[#out + 1] = r[i]
 			    end
@@ -48,8 +48,7 @@ public final class JobRecords {
 			  redis.call('LSET', K_PLAIN, index, '~')
 			  redis.call('LREM', K_PLAIN, 1, '~')
 			  local r = plain_record(id, t)
-			  records[K_JOBS][id] = r
-			  jsave(id, r)
+			  jcreate(id, r, t[4])
 			  redis.call('ZADD', K_READY, r[J.score], id)
 			end
 			""";
@@ -57,6 +56,13 @@ public final class JobRecords {
 	private static final DefaultRedisScript<Long> WRITE = new DefaultRedisScript<>(QueueScripts.withPrelude(TO_RECORD
 			+ """
 					to_record(ARGV[3])
+					if ARGV[4] == 'payload' then
+					  -- the payload has a field of its own
+					  jsave(ARGV[3], record(K_JOBS, ARGV[3]))
+					  redis.call('HDEL', K_JOBS, pfield(ARGV[3]))
+					  if ARGV[5] == '1' then redis.call('HSET', K_JOBS, pfield(ARGV[3]), ARGV[6]) end
+					  return 1
+					end
 					rset(K_JOBS, ARGV[3], ARGV[4], false)
 					if ARGV[5] == '1' then rset(K_JOBS, ARGV[3], ARGV[4], ARGV[6]) end
 					return 1
@@ -69,7 +75,7 @@ public final class JobRecords {
 			if t then
 			  redis.call('LSET', K_PLAIN, index, plain_element(ARGV[3], plain_prefix(t[1], t[2], t[3]), ARGV[4]))
 			else
-			  rset(K_JOBS, ARGV[3], 'payload', ARGV[4])
+			  redis.call('HSET', K_JOBS, pfield(ARGV[3]), ARGV[4])
 			end
 			return 1
 			"""), Long.class);
@@ -94,7 +100,7 @@ public final class JobRecords {
 	private static final DefaultRedisScript<Long> DELETE = new DefaultRedisScript<>(QueueScripts.withPrelude(TO_RECORD
 			+ """
 					to_record(ARGV[3])
-					redis.call('HDEL', K_JOBS, ARGV[3])
+					redis.call('HDEL', K_JOBS, ARGV[3], pfield(ARGV[3]))
 					return 1
 					"""), Long.class);
 
@@ -155,9 +161,9 @@ public final class JobRecords {
 		return this.redis.opsForHash().hasKey(this.keys.key("jobs"), id);
 	}
 
-	/** How many jobs have a record. */
+	/** How many jobs have a record (the fields of their payloads, '<id>:p', apart). */
 	public long count() {
-		return this.redis.opsForHash().size(this.keys.key("jobs"));
+		return this.redis.opsForHash().keys(this.keys.key("jobs")).stream().filter((f) -> !((String) f).contains(":")).count();
 	}
 
 	private List<String> keys() {

@@ -195,7 +195,7 @@ class PlainJobIntegrationTests extends AbstractRedisIntegrationTests {
 
 		assertThatThrownBy(() -> queues.enqueue(QUEUE, "x")).isInstanceOf(QueueException.class)
 			.hasMessageContaining("layout version 3")
-			.hasMessageContaining("writes version 4");
+			.hasMessageContaining("writes version 5");
 		assertThat(this.redis.hasKey(queues.keys(QUEUE).key("ready:plain"))).isFalse();
 	}
 

@@ -1,7 +1,12 @@
 package io.github.redisqueue.core;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import org.junit.jupiter.api.Test;
@@ -44,6 +49,30 @@ class ScriptPreludeIntegrationTests extends AbstractRedisIntegrationTests {
 
 		assertThat(found).containsExactly(keys.key("gates") + " 17 fields, 17 positions",
 				keys.key("jobs") + " 26 fields, 26 positions");
+	}
+
+	@SuppressWarnings("rawtypes")
+	private static final DefaultRedisScript<List> JOB_FIELDS = new DefaultRedisScript<>(
+			QueueScripts.withPrelude("return FIELDS[K_JOBS]"), List.class);
+
+	/** README's table of a job record's fields states them in the order of FIELDS in common.lua. */
+	@Test
+	void readmeListsTheFieldsOfAJobRecordInTheirOrder() throws IOException {
+		QueueKeys keys = new QueueKeys("rq", "prelude");
+		List<String> keyNames = keys.scriptKeys().stream().map((key) -> new String(key, StandardCharsets.UTF_8)).toList();
+		List<?> code = this.redis.execute(JOB_FIELDS, keyNames, "", "");
+
+		Path readme = Path.of("..", "README.md");
+		String text = Files.readString(readme, StandardCharsets.UTF_8);
+		String section = text.substring(text.indexOf("Fields of a job record, in their order"));
+		Matcher row = Pattern.compile("(?m)^\\| (\\d+) \\| `(\\w+)` \\|").matcher(section);
+		List<String> documented = new java.util.ArrayList<>();
+		while (row.find()) {
+			assertThat(Integer.parseInt(row.group(1))).as("position of %s", row.group(2)).isEqualTo(documented.size() + 1);
+			documented.add(row.group(2));
+		}
+
+		assertThat(documented).isEqualTo(code);
 	}
 
 }
