@@ -1,9 +1,8 @@
--- Counts per state of one queue, read-only. ARGV[3] = 'dead' to also list dead letters from
--- ARGV[4] (offset, newest first) for ARGV[5] jobs.
+-- Counts per state of one queue, read-only (dead letters are listed by jobs.lua 'list').
 -- Returns ready, delayed, in flight, dead, completed, paused (1/0), counters (flat hash; with
 -- batchWaiting and batchActive summed over the open batches, when there are), age in
 -- ms of the job at the head of the queue (the next to run; -1 when none is ready), completions
--- of about the last minute and the ms they cover, then per dead job: id, payload, headers, attempts, error, time of death.
+-- of about the last minute and the ms they cover.
 -- ARGV[3] = 'job' returns instead the fields of job ARGV[4] as a flat list of names and values
 -- (its payload under 'payload'; see job_view), empty when there is no such job.
 if ARGV[3] == 'job' then
@@ -65,17 +64,4 @@ end
 local out = {ready_count(), redis.call('ZCARD', K_DELAYED),
   redis.call('ZCARD', K_INFLIGHT), redis.call('ZCARD', K_DEAD), redis.call('ZCARD', K_DONE),
   redis.call('EXISTS', K_PAUSED), counters, head_age, recent, span}
-if ARGV[3] == 'dead' then
-  local offset, count = tonumber(ARGV[4]), tonumber(ARGV[5])
-  local ids = redis.call('ZREVRANGE', K_DEAD, offset, offset + count - 1, 'WITHSCORES')
-  for i = 1, #ids, 2 do
-    local f = jget(ids[i], {'payload', 'headers', 'attempts', 'error'})
-    out[#out + 1] = ids[i]
-    out[#out + 1] = f[1] or ''
-    out[#out + 1] = f[2] or ''
-    out[#out + 1] = tonumber(f[3]) or 0
-    out[#out + 1] = f[4] or ''
-    out[#out + 1] = tonumber(ids[i + 1])
-  end
-end
 return out
