@@ -33,10 +33,9 @@
 --             whose completion job waits to be handed off.
 local now = now_ms()
 local op = ARGV[3]
--- plain elements a ready page reads past its count, for the tombstones of deleted plain jobs
--- among them (see plain_tombstone): until the reserve drops them, tombstones take positions of the
--- list, so a page's offset counts them and a page may repeat jobs of the page before it
-local TOMB_SLACK = 64
+-- the tombstones of deleted plain jobs (see plain_tombstone) take positions of the ready index
+-- until the reserve drops them: a page covers them and leaves them out, so it may show fewer jobs
+-- than its count, and no page repeats a job of the page before it
 
 -- the score by which the plain element at list index i (element, when read) merges with the ready
 -- set: its id's; an element without an id stays right after the nearest element before it that
@@ -106,16 +105,14 @@ if op == 'list' then
     local b = offset - a
     local z = redis.call(range, K_READY, b, b + count - 1, 'WITHSCORES')
     -- the plain elements that may be on the page, in page order, read 4 at a time until their
-    -- bytes pass PAYLOAD_BUDGET: the merge stops where the elements read end (cut), if it gets there;
-    -- up to TOMB_SLACK more fill the places of tombstones in the page
+    -- bytes pass PAYLOAD_BUDGET: the merge stops where the elements read end (cut), if it gets there
     local l, at, bytes, cut = {}, {}, 0, false
-    local wanted = count + TOMB_SLACK
-    while #l < math.min(wanted, len - a) do
+    while #l < math.min(count, len - a) do
       if bytes >= PAYLOAD_BUDGET then
         cut = true
         break
       end
-      local k, want = #l, math.min(4, wanted - #l, len - a - #l)
+      local k, want = #l, math.min(4, count - #l, len - a - #l)
       local chunk
       if desc then
         chunk = redis.call('LRANGE', K_PLAIN, len - a - k - want, len - a - k - 1)
@@ -155,10 +152,9 @@ if op == 'list' then
         take_plain = (desc and scores[li] > other) or (not desc and scores[li] < other)
       end
       if take_plain then
-        -- a deleted plain job's tombstone is left out (the page is one entry shorter)
-        if not is_tombstone(l[li]) then
-          entries[#entries + 1] = {ids[li], int(scores[li]), l[li]}
-        end
+        -- a deleted plain job's tombstone keeps its place in the index until a reserve drops it:
+        -- it is an entry the call covers, left out of the page (which is one job shorter)
+        entries[#entries + 1] = {ids[li], int(scores[li]), l[li], is_tombstone(l[li])}
         li = li + 1
       else
         entries[#entries + 1] = {z[zi], z[zi + 1], false}
@@ -181,7 +177,10 @@ if op == 'list' then
     if out[1] > 0 and bytes >= PAYLOAD_BUDGET then
       break
     end
-    local fields, size = job_view(entry[1], entry[3])
+    local fields, size = {}, 0
+    if not entry[4] then
+      fields, size = job_view(entry[1], entry[3])
+    end
     bytes = bytes + size
     out[1] = out[1] + 1
     if #fields > 0 then

@@ -39,8 +39,9 @@ repeat
     seen = seen + 1
     if is_record(field) then
       local ok, t = pcall(cmsgpack.unpack, value)
-      -- a job record written before 'progress' was appended has one position fewer
-      local fits = ok and type(t) == 'table' and (#t == size or (h == K_JOBS and #t == size - 1))
+      -- a job record written before 'progress' (or 'ofGroup') was appended has fewer positions
+      local fits = ok and type(t) == 'table'
+        and (#t == size or (h == K_JOBS and #t >= J.progress - 1 and #t < size))
       if fits and type(t[at]) == 'string' then
         for p = 1, size do
           if t[p] == nil then
