@@ -1056,26 +1056,29 @@ local function take_back(ids, now, reason)
 end
 
 -- Outages. Leases (K_INFLIGHT) and heartbeats (K_LIVE) are deadlines on the Redis clock, which
--- runs on while no client can reach Redis (a restart loading its data, a failover, a pause, a
--- network cut): a live worker could not extend anything meanwhile. The scripts that run often
--- (reserve, reap, extend) keep the last server time they ran at in the stats field '~seen'
--- (written at most every SEEN_EVERY ms); one that finds it more than OUTAGE_MIN ms old takes the
--- gap for an outage of s = min(gap, OUTAGE_CAP) ms that ended now (at 'to'), and records it in
+-- runs on while no client can reach Redis (a restart loading its data, a failover): a live worker
+-- could not extend anything meanwhile. The scripts that run often (reserve, reap, extend) keep the
+-- last server time they ran at in the stats field '~seen' (written at most every SEEN_EVERY ms),
+-- and the run id of the Redis server they ran on in '~run' (INFO server; read only when '~run' is
+-- missing or a gap is found). One that finds '~seen' more than OUTAGE_MIN ms old while the run id
+-- changed (Redis restarted, or another server took over: a failover) takes the gap for an outage
+-- of s = min(gap, OUTAGE_CAP) ms that ended now (at 'to'), and records it in
 -- '~outTo', '~outFor' and '~outTop', provided some lease in flight ran out in it or runs out
 -- after it ('top' is one past the latest such deadline, at most to + s). Until the window lapses,
 -- a deadline d from to - s to top counts as max(d, to) + s: a lease that ran out while Redis was
 -- away lasts until s after its return, giving its holder as long as the outage to reconnect and
 -- extend it; a lease due later keeps s more. Deadlines before to - s are due as usual (an outage
 -- longer than the cap keeps only the last OUTAGE_CAP ms of them), so a job taken back late
--- because of an outage, or of a queue quiet for a long time, is late by at most s. Nothing is
--- rewritten: the rule is a choice of score ranges (see lapsed), the same work per call.
+-- because of an outage is late by at most s. A gap on the same server (a queue nobody called for
+-- a while, a pause of the process) shifts nothing. Nothing is rewritten: the rule is a choice of
+-- score ranges (see lapsed), the same work per call.
 local OUTAGE_MIN, OUTAGE_CAP, SEEN_EVERY = 2000, 60000, 500
 local outage = false
 
 -- reads the outage window (recording one that ended now) and marks this call as seen; call it
 -- before reclaim and before any other script's check of a deadline
 local function watch_outage(now)
-  local f = redis.call('HMGET', K_STATS, '~seen', '~outTo', '~outFor', '~outTop')
+  local f = redis.call('HMGET', K_STATS, '~seen', '~outTo', '~outFor', '~outTop', '~run')
   local seen, to, s, top = tonumber(f[1]), tonumber(f[2]), tonumber(f[3]), tonumber(f[4])
   outage = false
   if to and s and top and now < math.max(to, top) + s then
@@ -1083,7 +1086,16 @@ local function watch_outage(now)
   elseif f[2] or f[3] or f[4] then
     redis.call('HDEL', K_STATS, '~outTo', '~outFor', '~outTop')
   end
-  if seen and now - seen > OUTAGE_MIN then
+  local changed = seen and now - seen > OUTAGE_MIN
+  if changed or not f[5] then
+    local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') or ''
+    if run ~= f[5] then
+      redis.call('HSET', K_STATS, '~run', run)
+    end
+    -- a gap on the server that wrote '~run' is no outage (when it was missing, nothing tells)
+    changed = changed and f[5] and run ~= f[5]
+  end
+  if changed then
     local gap = math.min(now - seen, OUTAGE_CAP)
     local last = redis.call('ZRANGE', K_INFLIGHT, -1, -1, 'WITHSCORES')
     local latest = tonumber(last[2])

@@ -7,7 +7,7 @@ local redis = (function(real)
   for _, key in ipairs(KEYS) do
     declared[key] = true
   end
-  local NO_KEYS = {TIME = true, PUBLISH = true}
+  local NO_KEYS = {TIME = true, PUBLISH = true, INFO = true}
   local ALL_KEYS = {DEL = true, EXISTS = true, UNLINK = true, MGET = true, TOUCH = true}
   local function check(command, ...)
     local name = string.upper(command)

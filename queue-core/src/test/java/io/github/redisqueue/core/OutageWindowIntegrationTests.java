@@ -12,11 +12,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * How the scripts treat a gap in the queue's calls (Redis away, or a queue nobody called): a
- * heartbeat that ran out in it is held like a lease, a lease that ran out longer than the cap
- * before its end is due at once, and a gap with nothing in flight shifts nothing. The gap is
- * made by setting the queue's "last seen" time back, as a restart from an older file would.
- * {@code RedisOutageLeaseIntegrationTests} has the real restart.
+ * How the scripts treat a gap in the queue's calls: after a restart or a failover (another run id
+ * of the server) a heartbeat that ran out in it is held like a lease, a lease that ran out longer
+ * than the cap before its end is due at once, and a gap with nothing in flight shifts nothing; a
+ * gap on the same server (a queue nobody called) shifts nothing. The gap is made by setting the
+ * queue's "last seen" time back, and a restart by setting the run id it recorded to another, as
+ * a restart from an older file would. {@code RedisOutageLeaseIntegrationTests} has the real
+ * restart.
  */
 class OutageWindowIntegrationTests extends AbstractRedisIntegrationTests {
 
@@ -35,6 +37,7 @@ class OutageWindowIntegrationTests extends AbstractRedisIntegrationTests {
 		// the last 3 s nobody reached Redis, and both heartbeats ran out 1 s ago
 		long now = RedisClock.now(this.redis).toEpochMilli();
 		this.redis.opsForHash().put("{rq:hb}:stats", "~seen", Long.toString(now - 3000));
+		this.redis.opsForHash().put("{rq:hb}:stats", "~run", "another-server");
 		this.redis.opsForZSet().add("{rq:hb}:live", "back", now - 1000);
 		this.redis.opsForZSet().add("{rq:hb}:live", "gone", now - 1000);
 
@@ -65,6 +68,7 @@ class OutageWindowIntegrationTests extends AbstractRedisIntegrationTests {
 		// nobody called the queue for an hour; one lease ran out 2 minutes ago, the other 1 s ago
 		long now = RedisClock.now(this.redis).toEpochMilli();
 		this.redis.opsForHash().put("{rq:quiet}:stats", "~seen", Long.toString(now - 3_600_000));
+		this.redis.opsForHash().put("{rq:quiet}:stats", "~run", "another-server");
 		this.redis.opsForZSet().add("{rq:quiet}:inflight", longAgo.id(), now - 120_000);
 		this.redis.opsForZSet().add("{rq:quiet}:inflight", lately.id(), now - 1000);
 
@@ -72,6 +76,24 @@ class OutageWindowIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(taken).extracting(ReservedJob::id).containsExactly(longAgo.id());
 		assertThat(this.redis.opsForHash().get("{rq:quiet}:stats", "~outFor")).as("the shift, capped").isEqualTo("60000");
 		assertThat(state("quiet", lately)).isEqualTo(JobState.ACTIVE);
+	}
+
+	@Test
+	void aGapOnTheSameServerShiftsNothing() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		queues.enqueueAll("same", List.of(1, 2), JobOptions.defaults());
+		ReservedJob held = queues.reserveBatch("same", 1, LONG_LEASE, "gone").jobs().get(0);
+		assertThat(this.redis.opsForHash().get("{rq:same}:stats", "~run")).as("the run id, recorded at first use")
+			.isNotNull();
+
+		// nobody called the queue for an hour on the same server; the lease ran out 1 s ago
+		long now = RedisClock.now(this.redis).toEpochMilli();
+		this.redis.opsForHash().put("{rq:same}:stats", "~seen", Long.toString(now - 3_600_000));
+		this.redis.opsForZSet().add("{rq:same}:inflight", held.id(), now - 1000);
+
+		List<ReservedJob> taken = queues.reserve("same", 1, LONG_LEASE);
+		assertThat(taken).extracting(ReservedJob::id).containsExactly(held.id());
+		assertThat(this.redis.opsForHash().hasKey("{rq:same}:stats", "~outTo")).isFalse();
 	}
 
 	@Test
