@@ -3,7 +3,7 @@
 -- ARGV[4] ms for worker ARGV[5]. Before reserving it reclaims at most ARGV[6] expired leases and
 -- promotes due delayed jobs (as many as it hands out, at least 25, at most ARGV[7]), so no job is
 -- stranded when no reaper runs. The jobs it pops that cannot be handed out (expired, corrupt,
--- gone) count against a budget of 25 per call, so one call never walks a long run of them (the
+-- gone) count against a budget of 10 per call, so one call never walks a long run of them (the
 -- reaper does the bulk). ARGV[9] > 0 overrides the max attempts
 -- of the jobs it hands out (written on the job). The first ARGV[10] jobs handed out start at once;
 -- the others are reserved ahead, to wait for a free thread, and are marked so (field 'ahead'): if
@@ -84,7 +84,7 @@ if completed > 0 then
   count_completed(completed, now)
 end
 local n, lease, worker = tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
-local budget = math.min(tonumber(ARGV[7]), 25)
+local budget = math.min(tonumber(ARGV[7]), 10)
 local promote_limit = math.min(tonumber(ARGV[7]), math.max(n, 25))
 local override = tonumber(ARGV[9]) or 0
 local start_now = tonumber(ARGV[10]) or n
