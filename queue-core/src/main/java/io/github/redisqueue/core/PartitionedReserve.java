@@ -197,6 +197,8 @@ final class PartitionedReserve {
 
 		int missing;
 
+		boolean cutShort;
+
 		Instant serverTime = Instant.EPOCH;
 
 		/** The codes of a complete call: refused (stale) and missing ones counted. */
@@ -221,6 +223,7 @@ final class PartitionedReserve {
 			this.expired += part.expired();
 			this.refused += part.refusedCompletions();
 			this.missing += part.missingCompletions();
+			this.cutShort |= part.cutShort();
 			if (part.serverTime().isAfter(this.serverTime)) {
 				this.serverTime = part.serverTime();
 			}
@@ -228,7 +231,7 @@ final class PartitionedReserve {
 
 		Reservation reservation() {
 			return new Reservation(List.copyOf(this.jobs), this.nextDue, this.reclaimed, this.expired, this.refused,
-					this.missing, this.serverTime, List.copyOf(this.unsent));
+					this.missing, this.serverTime, List.copyOf(this.unsent), null, this.cutShort);
 		}
 
 	}

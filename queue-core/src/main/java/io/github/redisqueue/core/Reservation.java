@@ -29,11 +29,34 @@ import org.jspecify.annotations.Nullable;
  * @param rateLimitedUntil when the queue's rate limit (see {@link RateLimit}) made the call hand out
  * fewer jobs than asked while more were ready, the time its next hand-out is due (Redis clock):
  * reserving earlier hands out nothing; {@code null} when the limit did not cut the call short
+ * @param cutShort whether the call handed out fewer jobs than asked, while jobs were still ready,
+ * because it reached a bound of its own: the bytes of the payloads it handed out (one call stops past
+ * 64 KB), or the run of jobs it popped that could not be handed out (expired, damaged, gone); a
+ * reserve made at once takes more
  * @since 0.1.0
  */
 public record Reservation(List<ReservedJob> jobs, @Nullable Instant nextDue, int reclaimed, int expired,
 		int refusedCompletions, int missingCompletions, Instant serverTime, List<JobRef> unsentCompletions,
-		@Nullable Instant rateLimitedUntil) {
+		@Nullable Instant rateLimitedUntil, boolean cutShort) {
+
+	/**
+	 * A reservation that no bound of its own cut short.
+	 * @param jobs the reserved jobs
+	 * @param nextDue due time of the earliest delayed job, or {@code null}
+	 * @param reclaimed expired leases returned to the queue
+	 * @param expired jobs dead-lettered because they expired
+	 * @param refusedCompletions completions refused as stale
+	 * @param missingCompletions completions that found nothing to do
+	 * @param serverTime the Redis server clock
+	 * @param unsentCompletions completions the call did not record
+	 * @param rateLimitedUntil when the rate limit cut the call short, its next hand-out time
+	 */
+	public Reservation(List<ReservedJob> jobs, @Nullable Instant nextDue, int reclaimed, int expired,
+			int refusedCompletions, int missingCompletions, Instant serverTime, List<JobRef> unsentCompletions,
+			@Nullable Instant rateLimitedUntil) {
+		this(jobs, nextDue, reclaimed, expired, refusedCompletions, missingCompletions, serverTime, unsentCompletions,
+				rateLimitedUntil, false);
+	}
 
 	/**
 	 * A reservation that no rate limit cut short.
