@@ -276,6 +276,35 @@ class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 		}
 	}
 
+	// N02: the completion payloads of finished batches are handed off in calls bounded in bytes
+	@Test
+	void completionJobsOfAHundredBatchesWithLargePayloadsAreHandedOffInShortCalls() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
+		List<String> batches = new ArrayList<>();
+		for (int i = 0; i < 100; i++) {
+			batches.add(queues.batch("n02b").onComplete("n02b-done", LARGE_PAYLOAD).addAll(List.of(i)).submit().id());
+		}
+		for (ReservedJob job : reserveAll(queues, "n02b", 100, "pod-1#mailer")) {
+			queues.complete("n02b", job.ref());
+		}
+		assertThat(admin.counts("n02b-done").ready()).isEqualTo(100);
+		// as if every hand-off had stopped between enqueueing its completion job and leaving the
+		// hand-off set: the next forward reads all their completion payloads again
+		batches.forEach((id) -> this.redis.opsForZSet().add("{rq:n02b}:batches:done", id, 1));
+
+		int handed;
+		queues.preloadScripts();
+		try (SlowScripts slowlog = new SlowScripts(this.redis)) {
+			handed = queues.forwardBatchCompletions("n02b");
+			slowlog.assertScriptsWithin(SCRIPT_LIMIT);
+		}
+
+		assertThat(handed).isEqualTo(100);
+		assertThat(this.redis.opsForZSet().size("{rq:n02b}:batches:done")).isZero();
+		assertThat(admin.counts("n02b-done").ready()).as("no second completion job").isEqualTo(100);
+	}
+
 	private static final int LARGE_JOBS = 1000;
 
 	private static final String LARGE_PAYLOAD = "x".repeat(100_000);
