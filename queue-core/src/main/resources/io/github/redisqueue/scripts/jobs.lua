@@ -19,8 +19,8 @@
 --             (as text), its fields as job_view gives them (a nested flat list of names and
 --             values). With 'scores', only the index score of each entry (as text), and no record
 --             is read: what a partitioned queue's page merges. A call reads payloads (and plain
---             elements) until they pass PAYLOAD_BUDGET bytes, then stops: it covers fewer entries
---             than asked, and the caller asks again from there.
+--             elements) until they pass PAYLOAD_BUDGET bytes, and builds at most VIEW_LIMIT jobs,
+--             then stops: it covers fewer entries than asked, and the caller asks again from there.
 --   'delete'  id: deletes a job that holds no lease: ready (a record, or a plain element), delayed,
 --             dead, completed, or waiting at its batch or group. It leaves every index and its
 --             record is deleted; its uniqueness key, when it holds one, is free again (even one kept
@@ -37,6 +37,9 @@
 --             whose completion job waits to be handed off.
 local now = now_ms()
 local op = ARGV[3]
+-- the most jobs one 'list' call builds (each a record, a payload and a list of its fields), so that
+-- a page of small jobs is read in short calls too
+local VIEW_LIMIT = 100
 
 -- the score by which the plain element at list index i (element, when read) merges with the ready
 -- set: its id's; an element without an id stays right after the nearest element before it that
@@ -189,7 +192,7 @@ if op == 'list' then
   end
   local bytes = 0
   for _, entry in ipairs(entries) do
-    if out[1] > 0 and bytes >= PAYLOAD_BUDGET then
+    if out[1] > 0 and (bytes >= PAYLOAD_BUDGET or out[1] >= VIEW_LIMIT) then
       break
     end
     local fields, size = job_view(entry[1], entry[3])
