@@ -80,15 +80,16 @@ final class BatchCompletions {
 		try {
 			int handed = 0;
 			while (true) {
+				// first whether the call stopped at its byte budget, then the entries
 				List<Object> reply = this.batches.run(k, "pending", "", encodeNumber(PAGE));
-				if (reply.isEmpty()) {
-					return handed;
-				}
-				for (int at = 0; at + ScriptReplies.BATCH_PENDING_STRIDE <= reply.size(); at += ScriptReplies.BATCH_PENDING_STRIDE) {
+				boolean cut = !reply.isEmpty() && asLong(reply.get(0)) == 1;
+				int entries = 0;
+				for (int at = 1; at + ScriptReplies.BATCH_PENDING_STRIDE <= reply.size(); at += ScriptReplies.BATCH_PENDING_STRIDE) {
 					handOff(queue, reply, at);
 					handed++;
+					entries++;
 				}
-				if (reply.size() < PAGE * ScriptReplies.BATCH_PENDING_STRIDE) {
+				if (entries == 0 || (!cut && entries < PAGE)) {
 					return handed;
 				}
 			}

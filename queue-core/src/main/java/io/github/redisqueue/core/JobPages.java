@@ -20,7 +20,9 @@ import static io.github.redisqueue.core.ScriptReplies.text;
  * page holds: the index scores of each partition's first {@code offset + count} jobs (in calls of
  * at most {@value #SCORE_SLICE}: reading them reads the plain jobs among them whole), merged here
  * to learn which run of each partition's own order the page holds, then those runs. Equal scores
- * of different partitions take partition order.
+ * of different partitions take partition order. Each call of a run tells how many plain jobs come
+ * before where it stopped, and the next call is given that: only a run's first call looks for its
+ * place among the plain jobs (a search of the list, which reads elements deep in it).
  */
 final class JobPages {
 
@@ -31,6 +33,10 @@ final class JobPages {
 	private static final byte[] DESCENDING = encodeAscii("desc");
 
 	private static final byte[] SCORES = encodeAscii("scores");
+
+	private static final byte[] JOBS = encodeAscii("");
+
+	private static final byte[] NO_PLAIN_COUNT = encodeAscii("");
 
 	/** Most index scores one call reads for the merge of a partitioned queue's page. */
 	static final int SCORE_SLICE = 500;
@@ -64,13 +70,15 @@ final class JobPages {
 		for (int p = 0; p < parts.length; p++) {
 			List<Object> all = new ArrayList<>();
 			int from = 0;
+			long plainBefore = 0;
 			while (from < offset + count) {
 				int slice = Math.min(SCORE_SLICE, offset + count - from);
 				List<Object> reply = this.executor.run(this.executor.scripts().jobs(), parts[p], List.of(LIST,
 						encodeAscii(index), descending ? DESCENDING : ASCENDING, encodeNumber(from), encodeNumber(slice),
-						SCORES));
+						SCORES, encodeNumber(plainBefore)));
 				int covered = (int) ScriptReplies.asLong(reply.get(0));
-				all.addAll(reply.subList(1, reply.size()));
+				plainBefore = ScriptReplies.asLong(reply.get(1));
+				all.addAll(reply.subList(2, reply.size()));
 				if (covered == 0) {
 					break;
 				}
@@ -132,11 +140,15 @@ final class JobPages {
 		Function<byte[], Map<String, String>> headers = (raw) -> this.template.headers(queue, raw);
 		List<ScriptReplies.ListedJob> jobs = new ArrayList<>();
 		int done = 0;
+		// unknown for the first call ('')
+		byte[] plainBefore = NO_PLAIN_COUNT;
 		while (done < count) {
 			List<Object> reply = this.executor.run(this.executor.scripts().jobs(), k, List.of(LIST, encodeAscii(index),
-					descending ? DESCENDING : ASCENDING, encodeNumber(offset + done), encodeNumber(count - done)));
+					descending ? DESCENDING : ASCENDING, encodeNumber(offset + done), encodeNumber(count - done), JOBS,
+					plainBefore));
 			int covered = (int) ScriptReplies.asLong(reply.get(0));
-			jobs.addAll(ScriptReplies.listedJobs(queue, reply.subList(1, reply.size()), headers));
+			plainBefore = encodeNumber(ScriptReplies.asLong(reply.get(1)));
+			jobs.addAll(ScriptReplies.listedJobs(queue, reply.subList(2, reply.size()), headers));
 			if (covered == 0) {
 				break;
 			}

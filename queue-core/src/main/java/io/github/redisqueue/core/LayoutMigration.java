@@ -66,7 +66,7 @@ final class LayoutMigration {
 		long moved = 0;
 		String cursor = "0";
 		do {
-			List<Object> reply = this.executor.run(this.executor.scripts().migrate(), k,
+			List<Object> reply = this.executor.runOpened(this.executor.scripts().migrate(), k,
 					List.of(records, encodeAscii(cursor)));
 			cursor = text(reply.get(0));
 			moved += ScriptReplies.asLong(reply.get(1));

@@ -209,6 +209,8 @@ final class PartitionedReserve {
 
 		int missing;
 
+		boolean cutShort;
+
 		Instant serverTime = Instant.EPOCH;
 
 		/** The codes of a complete call: refused (stale) and missing ones counted. */
@@ -234,6 +236,7 @@ final class PartitionedReserve {
 			this.expired += part.expired();
 			this.refused += part.refusedCompletions();
 			this.missing += part.missingCompletions();
+			this.cutShort |= part.cutShort();
 			if (part.serverTime().isAfter(this.serverTime)) {
 				this.serverTime = part.serverTime();
 			}
@@ -241,7 +244,7 @@ final class PartitionedReserve {
 
 		Reservation reservation() {
 			return new Reservation(List.copyOf(this.jobs), this.nextDue, this.reclaimed, this.expired, this.refused,
-					this.missing, this.serverTime, List.copyOf(this.unsent), null, List.copyOf(this.ahead));
+					this.missing, this.serverTime, List.copyOf(this.unsent), null, List.copyOf(this.ahead), this.cutShort);
 		}
 
 	}

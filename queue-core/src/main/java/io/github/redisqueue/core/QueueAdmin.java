@@ -403,8 +403,11 @@ public class QueueAdmin implements QueueAdminOperations {
 		return total;
 	}
 
+	/** Most dead jobs one call of a retry-all or purge-all touches: each call stays short. */
+	static final int DEAD_STEP = 50;
+
 	private long deadOpAll(QueueKeys k, byte[] op, byte[] groupCap) {
-		int batch = this.settings.reapBatch();
+		int batch = Math.min(this.settings.reapBatch(), DEAD_STEP);
 		long total = 0;
 		byte[] before = ANY_TIME;
 		while (true) {

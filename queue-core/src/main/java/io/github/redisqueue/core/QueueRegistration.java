@@ -11,7 +11,11 @@ import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
 
 /**
  * The registry of queue names under a key prefix, and the check of the layout version the data
- * under that prefix was written with; each done once per queue and per template.
+ * under that prefix was written with; each done once per queue and per template. The layout is
+ * checked before the template's first script call, whatever the call (a worker's first reserve, an
+ * operator's first page or count), and a prefix of layout {@value LayoutMigration#FROM} is migrated
+ * then; registering a queue (its first enqueue, batch or schedule) also records the layout of a
+ * prefix that has none yet.
  */
 final class QueueRegistration {
 
@@ -23,9 +27,35 @@ final class QueueRegistration {
 
 	private volatile boolean layoutChecked;
 
+	private volatile boolean opened;
+
 	QueueRegistration(QueueScriptExecutor executor, String prefix) {
 		this.executor = executor;
 		this.prefix = prefix;
+		executor.beforeFirstUse(this::open);
+	}
+
+	/**
+	 * Before the template's first script call: migrates a prefix of layout {@value LayoutMigration#FROM}
+	 * (in short script calls, see {@link LayoutMigration}) and refuses one of another layout. A
+	 * prefix without a layout is left so (nothing is written): the first registration records it.
+	 * Threads of this template that arrive meanwhile wait for the migration; other instances may
+	 * migrate at the same time (each record moves once).
+	 */
+	void open() {
+		if (this.opened) {
+			return;
+		}
+		synchronized (this) {
+			if (this.opened) {
+				return;
+			}
+			byte[] found = this.executor.redis().opsForValue().get(encodeUtf8(QueueKeys.layoutKey(this.prefix)));
+			if (found != null) {
+				accept(new String(found, StandardCharsets.UTF_8));
+			}
+			this.opened = true;
+		}
 	}
 
 	void register(QueueKeys k) {
@@ -74,22 +104,33 @@ final class QueueRegistration {
 		if (this.layoutChecked) {
 			return;
 		}
-		byte[] key = encodeUtf8(QueueKeys.layoutKey(this.prefix));
-		Boolean created = this.executor.redis().opsForValue().setIfAbsent(key, encodeAscii(QueueKeys.LAYOUT_VERSION));
-		if (!Boolean.TRUE.equals(created)) {
-			byte[] found = this.executor.redis().opsForValue().get(key);
-			String version = (found != null) ? new String(found, StandardCharsets.UTF_8) : QueueKeys.LAYOUT_VERSION;
-			if (LayoutMigration.FROM.equals(version)) {
-				new LayoutMigration(this.executor, this.prefix).run();
-				this.executor.redis().opsForValue().set(key, encodeAscii(QueueKeys.LAYOUT_VERSION));
+		synchronized (this) {
+			if (this.layoutChecked) {
+				return;
 			}
-			else if (!QueueKeys.LAYOUT_VERSION.equals(version)) {
-				throw new QueueException("Redis holds queue layout version " + version + " under key prefix '"
-						+ this.prefix + "', but this library writes version " + QueueKeys.LAYOUT_VERSION
-						+ "; migrate the data or use another key prefix");
+			byte[] key = encodeUtf8(QueueKeys.layoutKey(this.prefix));
+			Boolean created = this.executor.redis().opsForValue().setIfAbsent(key, encodeAscii(QueueKeys.LAYOUT_VERSION));
+			if (!Boolean.TRUE.equals(created)) {
+				byte[] found = this.executor.redis().opsForValue().get(key);
+				accept((found != null) ? new String(found, StandardCharsets.UTF_8) : QueueKeys.LAYOUT_VERSION);
 			}
+			this.layoutChecked = true;
+			this.opened = true;
 		}
-		this.layoutChecked = true;
+	}
+
+	/** Takes data of the layout found: migrates layout 4 (then records the current one), refuses others. */
+	private void accept(String version) {
+		if (LayoutMigration.FROM.equals(version)) {
+			new LayoutMigration(this.executor, this.prefix).run();
+			this.executor.redis().opsForValue().set(encodeUtf8(QueueKeys.layoutKey(this.prefix)),
+					encodeAscii(QueueKeys.LAYOUT_VERSION));
+		}
+		else if (!QueueKeys.LAYOUT_VERSION.equals(version)) {
+			throw new QueueException("Redis holds queue layout version " + version + " under key prefix '"
+					+ this.prefix + "', but this library writes version " + QueueKeys.LAYOUT_VERSION
+					+ "; migrate the data or use another key prefix");
+		}
 	}
 
 }

@@ -48,6 +48,9 @@ final class QueueScriptExecutor {
 
 	private final QueueScripts scripts;
 
+	// run before the first script call (see QueueRegistration#open); null once it answered
+	private volatile @Nullable Runnable firstUse;
+
 	QueueScriptExecutor(RedisConnectionFactory connectionFactory, QueueScripts scripts) {
 		this.connectionFactory = connectionFactory;
 		this.scripts = scripts;
@@ -72,10 +75,32 @@ final class QueueScriptExecutor {
 	}
 
 	/**
+	 * What to run before the first script call of a queue; it runs again before the next call
+	 * until it returns without failing, then never.
+	 */
+	void beforeFirstUse(Runnable check) {
+		this.firstUse = check;
+	}
+
+	private void opened() {
+		Runnable check = this.firstUse;
+		if (check != null) {
+			check.run();
+			this.firstUse = null;
+		}
+	}
+
+	/**
 	 * Runs a script of one queue ({@code common.lua}: its keys, then the channel of finished
 	 * batches, the form of its job ids and {@code args}).
 	 */
 	List<Object> run(RedisScript<?> script, QueueKeys k, List<byte[]> args) {
+		opened();
+		return runOpened(script, k, args);
+	}
+
+	/** {@link #run} without the first-use check: for the work that check does itself. */
+	List<Object> runOpened(RedisScript<?> script, QueueKeys k, List<byte[]> args) {
 		List<Object> reply = eval(script, ReturnType.MULTI, k.scriptKeys(), queueArgs(k, args));
 		return (reply != null) ? reply : List.of();
 	}
@@ -92,6 +117,13 @@ final class QueueScriptExecutor {
 		int n = ks.size();
 		Object[] replies = new Object[n];
 		RuntimeException[] failures = new RuntimeException[n];
+		try {
+			opened();
+		}
+		catch (RuntimeException ex) {
+			java.util.Arrays.fill(failures, ex);
+			return new Each(replies, failures);
+		}
 		Boolean sent = withLettuce((async) -> {
 			List<RedisFuture<List<Object>>> futures = new ArrayList<>(n);
 			List<byte[][]> argvs = new ArrayList<>(n);
@@ -162,6 +194,7 @@ final class QueueScriptExecutor {
 	 */
 	List<Object> runWithin(RedisScript<?> script, QueueKeys k, List<byte[]> extraKeys, List<byte[]> args,
 			Duration timeout) {
+		opened();
 		List<byte[]> allKeys = keys(k, extraKeys);
 		byte[][] keys = allKeys.toArray(byte[][]::new);
 		byte[][] argv = queueArgs(k, args).toArray(byte[][]::new);
@@ -272,6 +305,7 @@ final class QueueScriptExecutor {
 	 * loaded and the whole batch sent once more.
 	 */
 	List<Object> pipelined(List<Command> commands) {
+		opened();
 		try {
 			return pipelinedOnce(commands);
 		}

@@ -31,14 +31,18 @@ import org.jspecify.annotations.Nullable;
  * @param reservedAhead the ids of the jobs handed out beyond {@code startNow}, which Redis marked
  * as reserved ahead (waiting for a free thread): a consumer that starts one records the start
  * first, so that losing it counts against its max attempts (see README, attempts and losses)
+ * @param cutShort whether the call handed out fewer jobs than asked, while jobs were still ready,
+ * because it reached a bound of its own: the bytes of the payloads it handed out (one call stops past
+ * 64 KB), or the run of jobs it popped that could not be handed out (expired, damaged, gone); a
+ * reserve made at once takes more
  * @since 0.1.0
  */
 public record Reservation(List<ReservedJob> jobs, @Nullable Instant nextDue, int reclaimed, int expired,
 		int refusedCompletions, int missingCompletions, Instant serverTime, List<JobRef> unsentCompletions,
-		@Nullable Instant rateLimitedUntil, List<String> reservedAhead) {
+		@Nullable Instant rateLimitedUntil, List<String> reservedAhead, boolean cutShort) {
 
 	/**
-	 * A reservation of which no job was reserved ahead.
+	 * A reservation of which no job was reserved ahead and that no bound of its own cut short.
 	 * @param jobs the reserved jobs
 	 * @param nextDue due time of the earliest delayed job, or {@code null}
 	 * @param reclaimed expired leases returned to the queue
@@ -53,7 +57,7 @@ public record Reservation(List<ReservedJob> jobs, @Nullable Instant nextDue, int
 			int refusedCompletions, int missingCompletions, Instant serverTime, List<JobRef> unsentCompletions,
 			@Nullable Instant rateLimitedUntil) {
 		this(jobs, nextDue, reclaimed, expired, refusedCompletions, missingCompletions, serverTime, unsentCompletions,
-				rateLimitedUntil, List.of());
+				rateLimitedUntil, List.of(), false);
 	}
 
 	/** The same reservation, of one call whose jobs from index {@code startNow} on were reserved ahead. */
@@ -64,7 +68,7 @@ public record Reservation(List<ReservedJob> jobs, @Nullable Instant nextDue, int
 		}
 		return new Reservation(this.jobs, this.nextDue, this.reclaimed, this.expired, this.refusedCompletions,
 				this.missingCompletions, this.serverTime, this.unsentCompletions, this.rateLimitedUntil,
-				this.jobs.subList(from, this.jobs.size()).stream().map(ReservedJob::id).toList());
+				this.jobs.subList(from, this.jobs.size()).stream().map(ReservedJob::id).toList(), this.cutShort);
 	}
 
 	/**

@@ -68,8 +68,14 @@ final class ScriptReplies {
 	 */
 	static final int RESERVE_RATE_LIMITED_UNTIL = 8;
 
+	/**
+	 * {@code reserve.lua}: "1 when a bound of the call's own (payload bytes, jobs it could not hand
+	 * out) cut it short while jobs are still ready, 0 otherwise".
+	 */
+	static final int RESERVE_CUT_SHORT = 9;
+
 	/** {@code reserve.lua}: "then per job: [...]", from here on. */
-	static final int RESERVE_FIRST_JOB = 9;
+	static final int RESERVE_FIRST_JOB = 10;
 
 	/** {@code batch.lua} 'status': values per batch, from "state" to "waiting". */
 	static final int BATCH_STATUS_STRIDE = 12;
@@ -307,7 +313,8 @@ final class ScriptReplies {
 				(int) asLong(reply.get(RESERVE_RECLAIMED)), (int) asLong(reply.get(RESERVE_EXPIRED)),
 				(int) asLong(reply.get(RESERVE_REFUSED)), (int) asLong(reply.get(RESERVE_MISSING)),
 				instant(reply.get(RESERVE_SERVER_TIME)), List.of(),
-				(rateLimitedUntil >= 0) ? Instant.ofEpochMilli(rateLimitedUntil) : null);
+				(rateLimitedUntil >= 0) ? Instant.ofEpochMilli(rateLimitedUntil) : null, List.of(),
+				asLong(reply.get(RESERVE_CUT_SHORT)) == 1);
 		return new ReserveReply(reservation, waits, asLong(reply.get(RESERVE_BATCHES_DONE)));
 	}
 

@@ -19,9 +19,11 @@
 --   'list'    (id unused) offset and count of open batches, oldest first: returns the number of
 --             open batches, then per batch its id and the 12 values of 'status'; with 'scores'
 --             after the count, only the creation time (the index score, as text) of each.
---   'pending' (id unused) most entries: finished batches whose completion job is not handed off,
---             per batch its id, state, total, completed, dead, cancelled, completion queue,
---             completion payload, priority, finished at, created at.
+--   'pending' (id unused) most entries: finished batches whose completion job is not handed off.
+--             Returns 1 when the call stopped early because the completion payloads it read
+--             passed PAYLOAD_BUDGET bytes (it always reads one), else 0; then per batch its id,
+--             state, total, completed, dead, cancelled, completion queue, completion payload,
+--             priority, finished at, created at.
 --   'handed'  the completion job is enqueued: the batch leaves the hand-off set and its keys
 --             expire after its retention. Returns {1}, or {0} when it was handed off already.
 --   'jobs'    offset and count of sub-jobs in the order they were added: their ids (the caller
@@ -200,12 +202,17 @@ if op == 'list' then
 end
 
 if op == 'pending' then
-  local out = {}
+  local out, bytes = {0}, 0
   for _, id in ipairs(redis.call('ZRANGE', K_BATCHES_DONE, 0, tonumber(ARGV[5]) - 1)) do
+    if bytes >= PAYLOAD_BUDGET then
+      out[1] = 1
+      break
+    end
     local f = rget(K_GATES, gate_id('b', id), {'state', 'total', 'completed', 'dead', 'cancelled', 'onComplete',
       'context', 'priority', 'finishedAt', 'createdAt'})
     if f[1] then
       f[7] = gate_context(gate_id('b', id))
+      bytes = bytes + #(f[7] or '')
       out[#out + 1] = id
       for i = 1, 10 do
         out[#out + 1] = f[i] or ''

@@ -66,9 +66,9 @@ local MAX_SEQ = 999999999999
 local MAX_UNIQUE_TTL = 315360000000
 -- in-flight entries one call walks when it looks for the jobs of a worker, and the most bytes of
 -- records it reads doing so (a record still in layout 4 holds its payload)
-local SLICE, SLICE_BYTES = 250, 65536
+local SLICE, SLICE_BYTES = 100, 32768
 -- the most payload bytes one call reads to hand out or list jobs (it always takes one job)
-local PAYLOAD_BUDGET = 262144
+local PAYLOAD_BUDGET = 65536
 -- losses of a job that was only reserved ahead dead-letter it at this many times its max attempts
 local AHEAD_FACTOR = 3
 
@@ -525,7 +525,8 @@ end
 
 -- Takes up to n jobs off the head of ready: from the ready set and the plain list, merged by score,
 -- while their bytes (a plain element's length; a record's and its payload's, see jsize) come to at
--- most bytes, the first job always. Plain elements are read a few at a time, as the merge needs them.
+-- most bytes, the first job always. Plain elements are read as the merge needs them: one, then 4
+-- at a time (a read of large elements that the bytes left cannot take is wasted).
 -- Returns a list of {id, element} in ready order, element being the plain element or false, and
 -- the number of tombstones taken off the list on the way (they count against n: a caller that
 -- got fewer jobs than asked for while tombstones were dropped may call again).
@@ -536,7 +537,7 @@ local function pop_ready(n, bytes)
   local l, li, list_end = {}, 1, false
   while #out + dropped < n do
     if li > #l and not list_end then
-      local want = math.min(4, n - #out - dropped)
+      local want = math.min((taken == 0) and 1 or 4, n - #out - dropped)
       l, li = redis.call('LRANGE', K_PLAIN, taken, taken + want - 1), 1
       list_end = #l < want
     end

@@ -1,6 +1,8 @@
 -- An operator's view of and actions on single jobs of one queue. ARGV[3] = operation, then:
 --   'list'    state ('ready', 'delayed', 'active' or 'dead'), order ('asc' or 'desc'), offset,
---             count, and optionally 'scores': the jobs at positions offset to offset + count - 1
+--             count, '' or 'scores', and optionally how many plain elements come before offset
+--             (as the previous call of a run returned it: the call then skips plain_split):
+--             the jobs at positions offset to offset + count - 1
 --             of that state's index, by ascending or descending score: ready in the order they are
 --             handed out (the ready set and the plain list merged by score, as pop_ready takes
 --             them; a plain job's score is PLAIN_BASE + its id), delayed by due time, active by
@@ -11,12 +13,14 @@
 --             state (see job_view); one without even an id has the id '' and the score of the
 --             nearest element before it that has one (see plain_score). An index entry whose
 --             record is gone is left out.
---             Returns first how many index entries the call covered, then per job: id, index score
+--             Returns first how many index entries the call covered, then how many plain
+--             elements come before the entries it did not cover (what a call that goes on from
+--             there is given), then per job: id, index score
 --             (as text), its fields as job_view gives them (a nested flat list of names and
 --             values). With 'scores', only the index score of each entry (as text), and no record
 --             is read: what a partitioned queue's page merges. A call reads payloads (and plain
---             elements) until they pass PAYLOAD_BUDGET bytes, then stops: it covers fewer entries
---             than asked, and the caller asks again from there.
+--             elements) until they pass PAYLOAD_BUDGET bytes, and builds at most VIEW_LIMIT jobs,
+--             then stops: it covers fewer entries than asked, and the caller asks again from there.
 --   'delete'  id: deletes a job that holds no lease: ready (a record, or a plain element), delayed,
 --             dead, completed, or waiting at its batch or group. It leaves every index and its
 --             record is deleted; its uniqueness key, when it holds one, is free again (even one kept
@@ -36,6 +40,9 @@ local op = ARGV[3]
 -- the tombstones of deleted plain jobs (see plain_tombstone) take positions of the ready index
 -- until the reserve drops them: a page covers them and leaves them out, so it may show fewer jobs
 -- than its count, and no page repeats a job of the page before it
+-- the most jobs one 'list' call builds (each a record, a payload and a list of its fields), so that
+-- a page of small jobs is read in short calls too
+local VIEW_LIMIT = 100
 
 -- the score by which the plain element at list index i (element, when read) merges with the ready
 -- set: its id's; an element without an id stays right after the nearest element before it that
@@ -94,6 +101,8 @@ if op == 'list' then
   local len = (index == K_READY) and redis.call('LLEN', K_PLAIN) or 0
   -- per entry: id, score (as text), plain element (false for an entry of a sorted set)
   local entries = {}
+  -- plain elements before the page
+  local a = 0
   if len == 0 then
     local z = redis.call(range, index, offset, offset + count - 1, 'WITHSCORES')
     for i = 1, #z, 2 do
@@ -101,18 +110,28 @@ if op == 'list' then
     end
   else
     -- the page starts after the first a plain elements and b entries of the ready set
-    local a = plain_split(offset, desc, len)
+    a = tonumber(ARGV[9] or '')
+    if not a or a < 0 or a ~= math.floor(a) or a > offset or a > len then
+      a = plain_split(offset, desc, len)
+    end
     local b = offset - a
     local z = redis.call(range, K_READY, b, b + count - 1, 'WITHSCORES')
-    -- the plain elements that may be on the page, in page order, read 4 at a time until their
-    -- bytes pass PAYLOAD_BUDGET: the merge stops where the elements read end (cut), if it gets there
+    -- the plain elements that may be on the page, in page order, until their bytes pass
+    -- PAYLOAD_BUDGET: the merge stops where the elements read end (cut), if it gets there. Each read
+    -- seeks its start in the list (deep in it, a walk of its nodes): one element first, then as
+    -- many as the bytes left would hold at the size of those read (at most 32 per read)
     local l, at, bytes, cut = {}, {}, 0, false
     while #l < math.min(count, len - a) do
       if bytes >= PAYLOAD_BUDGET then
         cut = true
         break
       end
-      local k, want = #l, math.min(4, count - #l, len - a - #l)
+      local k = #l
+      local want = 1
+      if k > 0 and bytes > 0 then
+        want = math.max(1, math.min(32, math.ceil((PAYLOAD_BUDGET - bytes) * k / bytes)))
+      end
+      want = math.min(want, count - k, len - a - k)
       local chunk
       if desc then
         chunk = redis.call('LRANGE', K_PLAIN, len - a - k - want, len - a - k - 1)
@@ -164,17 +183,21 @@ if op == 'list' then
   end
   -- the first value: how many entries of the index this call covered (fewer than count when the
   -- index ends, or when PAYLOAD_BUDGET cut it short: then the caller goes on from there)
-  local out = {0}
+  -- the second: the plain elements before the first entry not covered
+  local out = {0, a}
   if ARGV[8] == 'scores' then
     for i, entry in ipairs(entries) do
-      out[i + 1] = entry[2]
+      out[i + 2] = entry[2]
+      if entry[3] then
+        out[2] = out[2] + 1
+      end
     end
     out[1] = #entries
     return out
   end
   local bytes = 0
   for _, entry in ipairs(entries) do
-    if out[1] > 0 and bytes >= PAYLOAD_BUDGET then
+    if out[1] > 0 and (bytes >= PAYLOAD_BUDGET or out[1] >= VIEW_LIMIT) then
       break
     end
     local fields, size = {}, 0
@@ -183,6 +206,9 @@ if op == 'list' then
     end
     bytes = bytes + size
     out[1] = out[1] + 1
+    if entry[3] then
+      out[2] = out[2] + 1
+    end
     if #fields > 0 then
       out[#out + 1] = entry[1]
       out[#out + 1] = entry[2]

@@ -11,7 +11,7 @@
 -- record a scan returns twice is passed over the second time. The scripts read records of both
 -- layouts, so the queue works while this runs.
 -- Returns the cursor of the next call ('0' when the scan is complete) and how many records moved.
-local MIGRATE_BYTES, MIGRATE_ENTRIES = 262144, 128
+local MIGRATE_BYTES, MIGRATE_ENTRIES = 65536, 64
 local h = (ARGV[3] == 'gates') and K_GATES or K_JOBS
 if ARGV[3] ~= 'jobs' and ARGV[3] ~= 'gates' then
   return redis.error_reply('ERR unknown records ' .. tostring(ARGV[3]))

@@ -4,7 +4,7 @@
 -- promotes due delayed jobs (as many as it hands out, at least 25, at most ARGV[7]), so no job is
 -- stranded when no reaper runs (leases that ran out while Redis was away are held a while
 -- longer, see watch_outage). The jobs it pops that cannot be handed out (expired, corrupt,
--- gone) count against a budget of 25 per call, so one call never walks a long run of them (the
+-- gone) count against a budget of 10 per call, so one call never walks a long run of them (the
 -- reaper does the bulk). ARGV[9] > 0 overrides the max attempts
 -- of the jobs it hands out (written on the job). The first ARGV[10] jobs handed out start at once;
 -- the others are reserved ahead, to wait for a free thread, and are marked so (field 'ahead'): if
@@ -21,8 +21,9 @@
 -- Returns: next due time of a delayed job (-1 none), reclaimed, expired, count, acknowledgements
 -- refused as stale, acknowledgements of jobs that no longer exist, server time (ms), finished
 -- batches whose completion job waits to be handed off (see batch.lua 'pending'), when the rate
--- limit cut the call short the time its next hand-out is due (ms, server clock; -1 otherwise), then
--- per job: id, payload, headers, attempt, max attempts, token, lease deadline, enqueued at, priority,
+-- limit cut the call short the time its next hand-out is due (ms, server clock; -1 otherwise), 1
+-- when a bound of its own (PAYLOAD_BUDGET, or the budget of jobs it could not hand out) cut it short
+-- while jobs are still ready (0 otherwise: a reserve made at once would take more), then per job: id, payload, headers, attempt, max attempts, token, lease deadline, enqueued at, priority,
 -- ms it waited ready (by the server clock).
 -- Rate limit: the times of the last N hand-outs, oldest first, as N fields of RATE_DIGITS digits
 -- packed in one string (N x 13 bytes, 13 KB for N = 1000): one HGET and one HSET per call whatever
@@ -86,13 +87,13 @@ if completed > 0 then
   count_completed(completed, now)
 end
 local n, lease, worker = tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
-local budget = math.min(tonumber(ARGV[7]), 25)
+local budget = math.min(tonumber(ARGV[7]), 10)
 local promote_limit = math.min(tonumber(ARGV[7]), math.max(n, 25))
 local override = tonumber(ARGV[9]) or 0
 local start_now = tonumber(ARGV[10]) or n
 local reclaimed = reclaim(now, tonumber(ARGV[6]))
 local _, expired = promote(now, promote_limit)
-local out = {0, reclaimed, expired, 0, stale, missing, now, 0, -1}
+local out = {0, reclaimed, expired, 0, stale, missing, now, 0, -1, 0}
 if redis.call('EXISTS', K_PAUSED) == 0 then
   local got = 0
   local wanted = n
@@ -198,6 +199,9 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
     end
   end
   out[4] = got
+  if got < n and (bytes >= PAYLOAD_BUDGET or budget <= 0) and ready_count() > 0 then
+    out[10] = 1
+  end
   if rate and got > 0 then
     -- the hand-outs of this call replace the oldest entries
     rate = string.sub(rate, got * RATE_DIGITS + 1) .. string.rep(string.format('%013d', now), got)

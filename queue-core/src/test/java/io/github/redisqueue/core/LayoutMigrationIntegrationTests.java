@@ -5,7 +5,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.redisqueue.listener.ContainerOptions;
+import io.github.redisqueue.listener.QueueListenerContainer;
 import io.github.redisqueue.support.converter.JacksonJobSerializer;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import org.junit.jupiter.api.Test;
@@ -13,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Data written by layout 4 (a job's payload inside its record, a batch's completion payload inside
@@ -118,6 +122,60 @@ class LayoutMigrationIntegrationTests extends AbstractRedisIntegrationTests {
 			.containsExactly("\"one\"", "\"two\"", "\"five\"");
 		assertThat(queues.completeAll(QUEUE, reserved.stream().map(ReservedJob::ref).toList()))
 			.containsOnly(AckResult.OK);
+	}
+
+	// two instances that only run workers (no enqueue, batch or schedule), started at once: the
+	// first reserve of each opens the prefix, and the migration moves the jobs no worker touches too
+	@Test
+	void workerOnlyInstancesOpeningAPrefixOfLayoutFourMigrateIt() {
+		layout4Prefix();
+		for (int id = 1; id <= 200; id++) {
+			layout4Job(id, "ready", "ready", "\"" + id + "\"", id % 2 == 0);
+		}
+		layout4Job(201, "dead", "dead", "\"dead\"", true);
+		this.redis.execute(LAYOUT4_BATCH, keyNames(), "", "", "b1", "{\"report\":1}");
+		List<String> handled = new CopyOnWriteArrayList<>();
+		List<QueueListenerContainer> containers = new ArrayList<>();
+		for (int instance = 0; instance < 2; instance++) {
+			containers.add(new QueueListenerContainer("legacy-worker-" + instance, QUEUE,
+					new QueueTemplate(this.connectionFactory), (job, ack) -> handled.add(job.payloadAsString()),
+					ContainerOptions.builder().pollInterval(Duration.ofMillis(100)).build(), null, null));
+		}
+		try {
+			containers.forEach(QueueListenerContainer::start);
+			await().atMost(Duration.ofSeconds(30)).until(() -> handled.size() >= 200);
+		}
+		finally {
+			containers.forEach(QueueListenerContainer::stop);
+		}
+
+		assertThat(handled).hasSize(200).doesNotHaveDuplicates();
+		assertThat(this.redis.opsForValue().get("rq:layout")).isEqualTo("5");
+		assertThat(hasOwnPayloadField("201")).as("the dead job's payload moved out of its record").isTrue();
+		assertThat(new JobRecords(this.redis, new QueueTemplate(this.connectionFactory), QUEUE).fields("201"))
+			.doesNotContainKey("inlinePayload");
+		assertThat(this.redis.opsForHash().hasKey(this.keys.key("gates"), "b2:b1:c")).isTrue();
+		assertThat(this.redis.opsForSet().members("rq:queues")).containsExactly(QUEUE);
+	}
+
+	// an operator's first look at the queue opens the prefix too
+	@Test
+	void anAdminOnlyInstanceOpeningAPrefixOfLayoutFourMigratesIt() {
+		layout4Prefix();
+		layout4Job(1, "dead", "dead", "\"one\"", true);
+
+		assertThat(new QueueAdmin(new QueueTemplate(this.connectionFactory)).counts(QUEUE).dead()).isEqualTo(1);
+
+		assertThat(this.redis.opsForValue().get("rq:layout")).isEqualTo("5");
+		assertThat(hasOwnPayloadField("1")).isTrue();
+	}
+
+	// opening does not write a layout where there is none: a queue's first registration does
+	@Test
+	void openingAnEmptyPrefixWritesNoLayout() {
+		new QueueAdmin(new QueueTemplate(this.connectionFactory)).counts(QUEUE);
+
+		assertThat(this.redis.hasKey("rq:layout")).isFalse();
 	}
 
 	@Test

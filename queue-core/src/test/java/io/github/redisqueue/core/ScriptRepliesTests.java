@@ -40,7 +40,7 @@ class ScriptRepliesTests {
 
 	@Test
 	void reserveReplyCarriesTheHeaderAndTenValuesPerJob() {
-		List<Object> reply = new ArrayList<>(List.of(5_000L, 2L, 1L, 2L, 3L, 4L, 1_000L, 6L, 1_400L));
+		List<Object> reply = new ArrayList<>(List.of(5_000L, 2L, 1L, 2L, 3L, 4L, 1_000L, 6L, 1_400L, 1L));
 		reply.addAll(job("11", "{\"a\":1}", "h1", 1, 3, 7, 61_000, 900, 5, 250));
 		reply.addAll(job("12", "\"b\"", "", 2, 5, 8, 62_000, 950, -3, 0));
 
@@ -55,6 +55,7 @@ class ScriptRepliesTests {
 		assertThat(reservation.missingCompletions()).isEqualTo(4);
 		assertThat(reservation.serverTime()).isEqualTo(Instant.ofEpochMilli(1_000));
 		assertThat(reservation.rateLimitedUntil()).isEqualTo(Instant.ofEpochMilli(1_400));
+		assertThat(reservation.cutShort()).isTrue();
 		assertThat(reservation.jobs()).hasSize(2);
 		ReservedJob first = reservation.jobs().get(0);
 		assertThat(first.queue()).isEqualTo("mail");
@@ -77,11 +78,12 @@ class ScriptRepliesTests {
 	@Test
 	void reserveReplyWithoutJobsOrDelayedJobs() {
 		ScriptReplies.ReserveReply decoded = ScriptReplies.reservation("mail",
-				List.of(-1L, 0L, 0L, 0L, 0L, 0L, 1_000L, 0L, -1L), RAW_HEADERS);
+				List.of(-1L, 0L, 0L, 0L, 0L, 0L, 1_000L, 0L, -1L, 0L), RAW_HEADERS);
 
 		assertThat(decoded.reservation().jobs()).isEmpty();
 		assertThat(decoded.reservation().nextDue()).isNull();
 		assertThat(decoded.reservation().rateLimitedUntil()).isNull();
+		assertThat(decoded.reservation().cutShort()).isFalse();
 		assertThat(decoded.waits()).isEmpty();
 	}
 

@@ -75,7 +75,8 @@ class ClockSkewIntegrationTests extends AbstractRedisIntegrationTests {
 			this.reserves.incrementAndGet();
 			Reservation r = super.reserveBatch(queue, max, lease, workerId, completions, maxAttempts, startNow);
 			return new Reservation(r.jobs(), (r.nextDue() != null) ? r.nextDue().minus(this.skew) : null, r.reclaimed(),
-					r.expired(), r.refusedCompletions(), r.missingCompletions(), r.serverTime().minus(this.skew));
+					r.expired(), r.refusedCompletions(), r.missingCompletions(), r.serverTime().minus(this.skew),
+					r.unsentCompletions(), r.rateLimitedUntil(), r.reservedAhead(), r.cutShort());
 		}
 
 	}

@@ -32,7 +32,9 @@ import org.slf4j.LoggerFactory;
  * which a broken subscription may miss, so it reserves (one call per partition, sent together)
  * after every wait. A reserve that the queue's rate limit cut short tells when the next hand-out
  * is due: the loop then waits until that time by the Redis clock (at most a poll interval; a stop
- * ends the wait at once), without calling Redis meanwhile except to send completions. Its first
+ * ends the wait at once), without calling Redis meanwhile except to send completions. A reserve
+ * that stopped at a bound of its own (the bytes of its payloads, a run of expired jobs) while jobs
+ * are still ready is followed by another at once, as long as slots are free. Its first
  * step gives back the leases its own identity still holds from a previous run. A call Redis does
  * not answer is retried every poll interval (completions it carried are kept for the next one); a
  * call the engine refuses as invalid ends the loop.
@@ -301,8 +303,10 @@ public final class FetchLoop implements Runnable {
 					throw ex;
 				}
 			}
-			if (!this.active || jobs.size() == free || this.rateLimitedUntil != null) {
-				// a loop the rate limit cut short waits for its next hand-out in the next step
+			if (!this.active || jobs.size() == free || this.rateLimitedUntil != null || reservation.cutShort()) {
+				// a loop the rate limit cut short waits for its next hand-out in the next step; one
+				// that a bound of the call's own cut short (payload bytes, a run of expired jobs)
+				// reserves again at once
 				return;
 			}
 			if (!this.slots.jobs().isEmpty() && awaitOwnRelease()) {

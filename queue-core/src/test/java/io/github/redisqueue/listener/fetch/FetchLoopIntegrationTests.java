@@ -22,6 +22,7 @@ import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.listener.ContainerOptions;
 import io.github.redisqueue.listener.ack.AckBatcher;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
+import io.github.redisqueue.test.RedisClock;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -210,17 +211,76 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(loop.prefetch()).as("the prefetch it kept").isEqualTo(2);
 	}
 
+	// a reserve that its own bounds cut short is followed by another at once, not by a wait
+	@Test
+	void aReserveCutShortByItsOwnBoundsIsFollowedByAnotherAtOnce() {
+		// a reserve dead-letters at most 10 expired jobs per call: these take six calls
+		java.util.List<io.github.redisqueue.core.EnqueueResult> expiring = this.queues.enqueueAll(QUEUE,
+				IntStream.range(0, 60).boxed().toList(), JobOptions.builder().expireAfter(Duration.ofMillis(200)).build());
+		RedisClock.awaitPast(this.redis,
+				this.admin.job(QUEUE, expiring.get(59).id()).orElseThrow().expireAt());
+		String due = this.queues.enqueue(QUEUE, "due", JobOptions.defaults()).id();
+		// no wake-up waits: a loop that waited would wait for its poll interval (30 s), and then its
+		// quiet wait would not reserve before half its lease (5 minutes)
+		this.redis.delete(this.redis.keys("*" + QUEUE + "*wake"));
+		Set<String> ran = ConcurrentHashMap.newKeySet();
+		FetchLoop loop = start(1, 1, Duration.ofSeconds(30), (job) -> {
+			ran.add(job.job().id());
+			this.acks.complete(job.job().ref());
+		});
+		try {
+			await().atMost(Duration.ofSeconds(20)).until(() -> ran.contains(due));
+		}
+		finally {
+			loop.drain(Duration.ofSeconds(5));
+		}
+
+		assertThat(this.admin.counts(QUEUE).total("expired")).isEqualTo(60);
+	}
+
+	@Test
+	void aReserveStoppedByItsPayloadBytesSaysItWasCutShort() {
+		String large = "x".repeat(100_000);
+		this.queues.enqueueAll(QUEUE, java.util.List.of(large, large, large), JobOptions.defaults());
+
+		io.github.redisqueue.core.Reservation first = this.queues.reserveBatch(QUEUE, 3, Duration.ofMinutes(1), "w");
+		io.github.redisqueue.core.Reservation second = this.queues.reserveBatch(QUEUE, 1, Duration.ofMinutes(1), "w");
+		io.github.redisqueue.core.Reservation last = this.queues.reserveBatch(QUEUE, 3, Duration.ofMinutes(1), "w");
+
+		assertThat(first.jobs()).hasSize(1);
+		assertThat(first.cutShort()).as("64 KB per call: one job of 100 KB, two more ready").isTrue();
+		assertThat(second.jobs()).hasSize(1);
+		assertThat(second.cutShort()).as("as many as asked").isFalse();
+		assertThat(last.jobs()).hasSize(1);
+		assertThat(last.cutShort()).as("none left ready").isFalse();
+	}
+
 	private FetchLoop start(int concurrency, @Nullable Integer prefetch, Consumer<RunningJob> handler) {
-		return start(concurrency, prefetch, new SimpleAsyncTaskExecutor("fetch-test-job-"), handler);
+		return start(concurrency, prefetch, Duration.ofMillis(100), new SimpleAsyncTaskExecutor("fetch-test-job-"),
+				handler);
 	}
 
 	private FetchLoop start(int concurrency, @Nullable Integer prefetch, Executor executor,
 			Consumer<RunningJob> handler) {
-		ContainerOptions options = ContainerOptions.builder()
+		return start(concurrency, prefetch, Duration.ofMillis(100), executor, handler);
+	}
+
+	/** With a poll interval of its own, and a lease of 10 minutes (a quiet wait reserves every 5). */
+	private FetchLoop start(int concurrency, @Nullable Integer prefetch, Duration pollInterval,
+			Consumer<RunningJob> handler) {
+		return start(concurrency, prefetch, pollInterval, new SimpleAsyncTaskExecutor("fetch-test-job-"), handler);
+	}
+
+	private FetchLoop start(int concurrency, @Nullable Integer prefetch, Duration pollInterval, Executor executor,
+			Consumer<RunningJob> handler) {
+		ContainerOptions.Builder builder = ContainerOptions.builder()
 			.concurrency(concurrency)
 			.prefetch(prefetch)
-			.pollInterval(Duration.ofMillis(100))
-			.build();
+			.pollInterval(pollInterval);
+		if (!pollInterval.equals(Duration.ofMillis(100))) {
+			builder.lease(Duration.ofMinutes(10));
+		}
+		ContainerOptions options = builder.build();
 		FetchLoop loop = new FetchLoop(this.queues, QUEUE, "worker#fetch", options, executor, handler, this.acks);
 		this.loop = loop;
 		new SimpleAsyncTaskExecutor("fetch-test-loop-").execute(loop);
