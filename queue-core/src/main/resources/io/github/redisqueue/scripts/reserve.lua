@@ -199,7 +199,7 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
     end
   end
   out[4] = got
-  if got < n and (bytes >= PAYLOAD_BUDGET or budget <= 0) and ready_count() > 0 then
+  if got < n and (bytes >= PAYLOAD_BUDGET or budget <= 0 or tombs <= 0) and ready_count() > 0 then
     out[10] = 1
   end
   if rate and got > 0 then

@@ -93,6 +93,24 @@ class PlainJobDeleteIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(admin.counts(QUEUE).ready()).isEqualTo(7);
 	}
 
+	// a reserve drops at most 1,000 tombstones: one that stops there, jobs still ready behind them,
+	// says it was cut short, so that a fetch loop reserves again at once instead of waiting
+	@Test
+	void aReserveStoppedByTheTombstonesItMayDropSaysItWasCutShort() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
+		List<String> ids = ids(
+				queues.enqueueAll(QUEUE, IntStream.range(0, 1_003).boxed().toList(), JobOptions.defaults()));
+		ids.subList(0, 1_001).forEach((id) -> assertThat(admin.deleteJob(QUEUE, id)).isTrue());
+
+		Reservation first = queues.reserveBatch(QUEUE, 1, LEASE, "w");
+		assertThat(first.jobs()).isEmpty();
+		assertThat(first.cutShort()).as("1,000 tombstones dropped, 2 jobs ready behind one more").isTrue();
+		Reservation second = queues.reserveBatch(QUEUE, 1, LEASE, "w");
+		assertThat(second.jobs()).extracting(ReservedJob::id).containsExactly(ids.get(1_001));
+		assertThat(admin.counts(QUEUE).ready()).isEqualTo(1);
+	}
+
 	@Test
 	void deletingAPartitionedQueuesPlainJobKeepsItsCountsExact() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new io.github.redisqueue.support.converter.JacksonJobSerializer(),
