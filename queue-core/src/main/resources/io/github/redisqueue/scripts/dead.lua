@@ -50,8 +50,10 @@ for _, id in ipairs(ids) do
     else
       redis.call('ZREM', K_DEAD, id)
       local score = ready_score(tonumber(f[2]), next_seq())
+      -- a retried job starts afresh, outside the batch that counted its death (so that no batch
+      -- end refuses its completion), with no loss counted under either limit
       jset(id, 'state', 'ready', 'readyAt', now, 'attempts', 0, 'lost', 0, 'score', score, 'finishedAt', 0,
-        'progress', false, 'token', '0')
+        'progress', false, 'token', '0', 'ofBatch', false, 'lostAhead', 0, 'ahead', false)
       local expire_at = tonumber(f[4]) or 0
       if expire_at > 0 and expire_at <= now then
         jset(id, 'expireAt', 0)

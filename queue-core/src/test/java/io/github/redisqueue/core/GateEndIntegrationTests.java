@@ -60,6 +60,29 @@ class GateEndIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(admin.counts("b04").total("dead")).isEqualTo(1);
 	}
 
+	// a retried sub-job is outside its batch: a take-back that dead-letters it is counted by no batch,
+	// so its holder's late completion is accepted as for any job
+	@Test
+	void aRetriedSubJobDeadLetteredByATakeBackIsCompletedByItsHoldersLateCompletion() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
+		Batch batch = queues.batch("b04r").maxAttempts(1).add("only").submit();
+		ReservedJob first = queues.reserve("b04r", 1, LONG).get(0);
+		queues.deadLetter("b04r", first.ref(), "boom");
+		assertThat(batch.status().dead()).isEqualTo(1);
+		assertThat(admin.retryDead("b04r", first.id())).isTrue();
+
+		ReservedJob again = queues.reserve("b04r", 1, Duration.ofMillis(100)).get(0);
+		assertThat(again.id()).isEqualTo(first.id());
+		await().atMost(Duration.ofSeconds(30)).until(() -> admin.reapOnce("b04r").reclaimed() == 1);
+		assertThat(admin.job("b04r", again.id()).orElseThrow().state()).isEqualTo(JobState.DEAD);
+
+		assertThat(queues.complete("b04r", again.ref())).isEqualTo(AckResult.OK);
+		assertThat(admin.job("b04r", again.id())).isEmpty();
+		assertThat(batch.status().dead()).as("the batch keeps the end it counted").isEqualTo(1);
+		assertThat(batch.status().completed()).isZero();
+	}
+
 	// B04 for a group: the group counted the end at the death; the late completion changes nothing
 	@Test
 	void aGroupedJobDeadLetteredByATakeBackStaysDeadWhenItsHolderCompletesItLate() {
