@@ -94,6 +94,19 @@ public final class WorkerJvm implements AutoCloseable {
 		return this.process.pid();
 	}
 
+	/** Whether the JVM still runs. */
+	public boolean isAlive() {
+		return this.process.isAlive();
+	}
+
+	/**
+	 * Its exit code, once it ended.
+	 * @throws IllegalThreadStateException while it runs
+	 */
+	public int exitValue() {
+		return this.process.exitValue();
+	}
+
 	/**
 	 * Kill the JVM with SIGKILL, through its process handle, and wait until it is gone.
 	 * @return its exit code (137 for a SIGKILL)
