@@ -187,7 +187,7 @@ public class QueueAdmin implements QueueAdminOperations {
 		if (replies.get(0) instanceof Collection<?> members) {
 			members.forEach((member) -> names.add(text(member)));
 		}
-		List<WorkerInfo> workers = ScriptReplies.workers(list(replies.get(1)));
+		List<WorkerInfo> workers = this.workers.workers(ScriptReplies.workerPage(list(replies.get(1))));
 		Map<String, QueueCounts> counts = new TreeMap<>();
 		int at = 2;
 		for (String name : known) {

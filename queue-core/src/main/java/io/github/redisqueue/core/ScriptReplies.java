@@ -426,13 +426,30 @@ final class ScriptReplies {
 		return workers;
 	}
 
-	/** {@code silent.lua} lists the ids of the silent workers. */
-	static List<String> silentWorkerIds(@Nullable List<?> reply) {
+	/** A page of {@code silent.lua}: how many workers it moved to the silent set, and the page's ids. */
+	record SilentPage(long moved, List<String> ids) {
+	}
+
+	/** {@code silent.lua}: "Returns the number moved, then the page's worker ids". */
+	static SilentPage silentPage(@Nullable List<?> reply) {
 		List<String> ids = new ArrayList<>();
-		if (reply != null) {
-			reply.forEach((id) -> ids.add(text(id)));
+		if (reply == null || reply.isEmpty()) {
+			return new SilentPage(0, ids);
 		}
-		return ids;
+		reply.subList(1, reply.size()).forEach((id) -> ids.add(text(id)));
+		return new SilentPage(asLong(reply.get(0)), ids);
+	}
+
+	/** A page of {@code workers.lua}: the number of live entries it read, and its workers. */
+	record WorkerPage(long read, List<WorkerInfo> workers) {
+	}
+
+	/** {@code workers.lua}: "Returns the number of live entries the page read, then per worker". */
+	static WorkerPage workerPage(@Nullable List<?> reply) {
+		if (reply == null || reply.isEmpty()) {
+			return new WorkerPage(0, List.of());
+		}
+		return new WorkerPage(asLong(reply.get(0)), workers(reply.subList(1, reply.size())));
 	}
 
 	static ReapResult reapResult(List<?> reply) {

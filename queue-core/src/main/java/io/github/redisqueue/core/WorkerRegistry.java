@@ -1,7 +1,11 @@
 package io.github.redisqueue.core;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 
 import static io.github.redisqueue.core.ScriptArgs.encodeAscii;
@@ -14,6 +18,9 @@ import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
  * Each queue also keeps its own record of its live consumers, which its reaper pass reads.
  */
 final class WorkerRegistry {
+
+	/** The most workers one registry script call lists, reads or moves to the silent set. */
+	static final int PAGE = 200;
 
 	private final QueueScriptExecutor executor;
 
@@ -62,20 +69,56 @@ final class WorkerRegistry {
 				List.of(id, encodeNumber(0)));
 	}
 
+	/**
+	 * The silent workers, read in pages of {@value #PAGE} ids (each call also moves at most that
+	 * many lapsed workers to the silent set), so that no script call walks every worker.
+	 */
 	List<String> silentWorkers() {
-		return ScriptReplies.silentWorkerIds(this.executor.runForList(this.executor.scripts().silent(),
-				List.of(this.workersKey, this.silentKey), List.of(encodeAscii("list"))));
+		Set<String> ids = new LinkedHashSet<>();
+		for (int offset = 0;;) {
+			List<?> reply = this.executor.runForList(this.executor.scripts().silent(),
+					List.of(this.workersKey, this.silentKey), List.of(encodeNumber(offset), encodeNumber(PAGE)));
+			ScriptReplies.SilentPage page = ScriptReplies.silentPage(reply);
+			ids.addAll(page.ids());
+			offset += page.ids().size();
+			if (page.ids().size() < PAGE && page.moved() < PAGE) {
+				return List.copyOf(ids);
+			}
+		}
 	}
 
+	/** The live workers, read in pages of {@value #PAGE}. */
 	List<WorkerInfo> workers() {
-		QueueScriptExecutor.ScriptCall call = workersCall();
-		return ScriptReplies.workers(this.executor.runForList(call.script(), call.keys(), call.args()));
+		return workers(ScriptReplies.workerPage(this.executor.runForList(this.executor.scripts().workers(),
+				List.of(this.workersKey, this.infoKey), pageArgs(0))));
 	}
 
-	/** The {@code workers.lua} call, for a pipeline of its own. */
+	/**
+	 * The live workers, starting from the first page read elsewhere (in a pipeline, from
+	 * {@link #workersCall()}): the pages after it when it was full.
+	 */
+	List<WorkerInfo> workers(ScriptReplies.WorkerPage first) {
+		Map<String, WorkerInfo> workers = new LinkedHashMap<>();
+		ScriptReplies.WorkerPage page = first;
+		for (int offset = 0;;) {
+			page.workers().forEach((worker) -> workers.putIfAbsent(worker.id(), worker));
+			offset += page.read();
+			if (page.read() < PAGE) {
+				return List.copyOf(workers.values());
+			}
+			page = ScriptReplies.workerPage(this.executor.runForList(this.executor.scripts().workers(),
+					List.of(this.workersKey, this.infoKey), pageArgs(offset)));
+		}
+	}
+
+	/** The {@code workers.lua} call of the first page, for a pipeline of its own. */
 	QueueScriptExecutor.ScriptCall workersCall() {
 		return new QueueScriptExecutor.ScriptCall(this.executor.scripts().workers(),
-				List.of(this.workersKey, this.infoKey), List.of());
+				List.of(this.workersKey, this.infoKey), pageArgs(0));
+	}
+
+	private static List<byte[]> pageArgs(int offset) {
+		return List.of(encodeNumber(offset), encodeNumber(PAGE));
 	}
 
 	private List<byte[]> heartbeatKeys(WorkerInfo worker) {

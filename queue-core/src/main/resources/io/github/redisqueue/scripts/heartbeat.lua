@@ -6,7 +6,7 @@
 -- reaper finds them. Returns the server time.
 local now = now_ms()
 local ttl = tonumber(ARGV[2])
-move_silent(KEYS[1], KEYS[3], now)
+move_silent(KEYS[1], KEYS[3], now, REGISTRY_STEP)
 -- forget silent workers after an hour (a hundred per call): their leases have long run out by then
 local forgotten = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now - 3600000, 'LIMIT', 0, 100)
 if #forgotten > 0 then

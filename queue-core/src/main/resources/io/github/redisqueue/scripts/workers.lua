@@ -1,9 +1,13 @@
--- Lists live workers. KEYS[1] = sorted set of workers (score = heartbeat deadline), KEYS[2] =
--- hash of their descriptions (see heartbeat.lua). Returns per worker: id, then its description as
--- a flat list of fields and values.
+-- Lists live workers, a page at a time. KEYS[1] = sorted set of workers (score = heartbeat
+-- deadline), KEYS[2] = hash of their descriptions (see heartbeat.lua). ARGV[1] offset among the
+-- live workers (soonest deadline first), ARGV[2] page size (at most 200). Returns the number of
+-- live entries the page read (a caller goes on while it equals the page size), then per worker
+-- with a readable description: id, then its description as a flat list of fields and values.
 local now = now_ms()
-local out = {}
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], now, '+inf')) do
+local offset, count = registry_offset(ARGV[1]), registry_count(ARGV[2])
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], now, '+inf', 'LIMIT', offset, count)
+local out = {#ids}
+for _, id in ipairs(ids) do
   local raw = redis.call('HGET', KEYS[2], id)
   local ok, fields = false, nil
   if raw then

@@ -24,11 +24,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * No script does unbounded work (F08) and every accepted setting works (F07): another client's
- * PING is answered within 50 ms while a reserve works through 200,000 expired jobs, and while
- * releaseWorker and the silent-worker pass walk 100,000 jobs in flight; reaper batches are
- * limited to 10,000 and that limit works. A private Redis, so that the big data sets and the
- * stalls of the old engine touch no other test.
+ * No script does unbounded work (F08, N02, B12) and every accepted setting works (F07): by Redis's
+ * SLOWLOG, no script call takes over 20 ms while a reserve works through 200,000 expired jobs,
+ * while releaseWorker and the silent-worker pass walk 100,000 jobs in flight, while 1,000 jobs of
+ * 100 KB are taken back, reaped, retried and paged, and while a registry of 50,000 workers is
+ * kept and listed; reaper batches are limited to 10,000 and that limit works. A private Redis, so
+ * that the big data sets touch no other test.
  */
 class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 
@@ -142,6 +143,53 @@ class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 		QueueCounts counts = admin.counts("f08s");
 		assertThat(counts.ready()).as("jobs of the silent worker, after %d passes", passes).isEqualTo(10);
 		assertThat(counts.inFlight()).isEqualTo(100_000);
+	}
+
+	/** Workers written straight into the registry, as heartbeats would write them, in calls of 1,000. */
+	private static final String REGISTER = """
+			for i = tonumber(ARGV[1]), tonumber(ARGV[2]) do
+			  local id = ARGV[3] .. i
+			  redis.call('ZADD', KEYS[1], ARGV[4], id)
+			  redis.call('HSET', KEYS[2], id, cmsgpack.pack({'host', 'h' .. i, 'queues', 'mail,sms', 'runningJobs', '4',
+			    'startedAt', '1', 'lastSeen', '1'}))
+			end
+			return 0
+			""";
+
+	// the worker registry of tens of thousands of workers: heartbeats, the lists of live and
+	// silent workers and the overview read it in calls of at most 200 workers (before: one call
+	// walked every worker)
+	@Test
+	void aRegistryOfFiftyThousandWorkersIsReadAndKeptInShortCalls() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
+		long now = RedisClock.now(this.redis).toEpochMilli();
+		org.springframework.data.redis.core.script.RedisScript<Long> register = new org.springframework.data.redis.core.script.DefaultRedisScript<>(
+				REGISTER, Long.class);
+		List<String> keys = List.of(QueueKeys.workersKey("rq"), QueueKeys.workerInfoKey("rq"));
+		for (int from = 0; from < 25_000; from += 1000) {
+			// 25,000 live for an hour, 25,000 whose heartbeat ran out a minute ago
+			this.redis.execute(register, keys, String.valueOf(from), String.valueOf(from + 999), "live-",
+					String.valueOf(now + 3_600_000));
+			this.redis.execute(register, keys, String.valueOf(from), String.valueOf(from + 999), "gone-",
+					String.valueOf(now - 60_000));
+		}
+		queues.preloadScripts();
+		try (SlowScripts slowlog = new SlowScripts(this.redis)) {
+			admin.heartbeat(new WorkerInfo("pod-1", "h1", List.of("mail"), 0, null, null), Duration.ofMinutes(10));
+			List<String> silent = admin.silentWorkers();
+			List<WorkerInfo> live = admin.workers();
+			QueueOverview overview = admin.overview();
+			slowlog.assertScriptsWithin(SCRIPT_LIMIT);
+
+			assertThat(silent).hasSize(25_000).allMatch((id) -> id.startsWith("gone-")).doesNotHaveDuplicates();
+			assertThat(live).hasSize(25_001).extracting(WorkerInfo::id).doesNotHaveDuplicates().contains("pod-1",
+					"live-0", "live-24999");
+			assertThat(live).filteredOn((worker) -> worker.id().equals("live-7"))
+				.singleElement()
+				.satisfies((worker) -> assertThat(worker.queues()).containsExactly("mail", "sms"));
+			assertThat(overview.workers()).hasSize(25_001);
+		}
 	}
 
 	// F08: a page of jobs builds only the jobs it lists, and reads payloads of no others
@@ -447,6 +495,8 @@ class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 					scripts.dead(), "inspect", scripts.inspect(), "jobs", scripts.jobs(), "batch", scripts.batch(),
 					"enqueue", scripts.enqueue(), "fail", scripts.fail(), "migrate", scripts.migrate());
 			all.forEach((name, script) -> this.names.put(script.getSha1(), name));
+			java.util.Map.of("heartbeat", scripts.heartbeat(), "workers", scripts.workers(), "silent", scripts.silent())
+				.forEach((name, script) -> this.names.put(script.getSha1(), name));
 			command("CONFIG", "SET", "slowlog-log-slower-than", "1000");
 			command("CONFIG", "SET", "slowlog-max-len", "100000");
 			command("SLOWLOG", "RESET");

@@ -241,10 +241,19 @@ class ScriptRepliesTests {
 	}
 
 	@Test
-	void silentWorkersReplyIsTheirIds() {
-		assertThat(ScriptReplies.silentWorkerIds(List.of(bytes("pod-1"), bytes("pod-2")))).containsExactly("pod-1",
-				"pod-2");
-		assertThat(ScriptReplies.silentWorkerIds(null)).isEmpty();
+	void silentWorkersReplyIsTheNumberMovedThenTheirIds() {
+		assertThat(ScriptReplies.silentPage(List.of(2L, bytes("pod-1"), bytes("pod-2"))))
+			.isEqualTo(new ScriptReplies.SilentPage(2, List.of("pod-1", "pod-2")));
+		assertThat(ScriptReplies.silentPage(null)).isEqualTo(new ScriptReplies.SilentPage(0, List.of()));
+	}
+
+	@Test
+	void workersPageReplyIsTheNumberReadThenTheWorkers() {
+		ScriptReplies.WorkerPage page = ScriptReplies.workerPage(
+				List.of(3L, bytes("pod-1"), List.of(bytes("host"), bytes("h1"), bytes("queues"), bytes("mail"))));
+		assertThat(page.read()).isEqualTo(3);
+		assertThat(page.workers()).extracting(WorkerInfo::id).containsExactly("pod-1");
+		assertThat(ScriptReplies.workerPage(null).read()).isZero();
 	}
 
 	@Test
