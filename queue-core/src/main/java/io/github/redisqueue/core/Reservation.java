@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  * reserving earlier hands out nothing; {@code null} when the limit did not cut the call short
  * @param reservedAhead the ids of the jobs handed out beyond {@code startNow}, which Redis marked
  * as reserved ahead (waiting for a free thread): a consumer that starts one records the start
- * first, so that losing it counts against its max attempts (see README, attempts and losses)
+ * first, so that losing it counts against its max attempts (see docs/usage.md, attempts and losses)
  * @param cutShort whether the call handed out fewer jobs than asked, while jobs were still ready,
  * because it reached a bound of its own: the bytes of the payloads it handed out (one call stops past
  * 64 KB), or the run of jobs it popped that could not be handed out (expired, damaged, gone); a

@@ -55,15 +55,15 @@ class ScriptPreludeIntegrationTests extends AbstractRedisIntegrationTests {
 	private static final DefaultRedisScript<List> JOB_FIELDS = new DefaultRedisScript<>(
 			QueueScripts.withPrelude("return FIELDS[K_JOBS]"), List.class);
 
-	/** README's table of a job record's fields states them in the order of FIELDS in common.lua. */
+	/** docs/redis-layout.md's table of a job record's fields states them in the order of FIELDS in common.lua. */
 	@Test
-	void readmeListsTheFieldsOfAJobRecordInTheirOrder() throws IOException {
+	void layoutPageListsTheFieldsOfAJobRecordInTheirOrder() throws IOException {
 		QueueKeys keys = new QueueKeys("rq", "prelude");
 		List<String> keyNames = keys.scriptKeys().stream().map((key) -> new String(key, StandardCharsets.UTF_8)).toList();
 		List<?> code = this.redis.execute(JOB_FIELDS, keyNames, "", "");
 
-		Path readme = Path.of("..", "README.md");
-		String text = Files.readString(readme, StandardCharsets.UTF_8);
+		Path page = Path.of("..", "docs", "redis-layout.md");
+		String text = Files.readString(page, StandardCharsets.UTF_8);
 		String section = text.substring(text.indexOf("Fields of a job record, in their order"));
 		Matcher row = Pattern.compile("(?m)^\\| (\\d+) \\| `(\\w+)` \\|").matcher(section);
 		List<String> documented = new java.util.ArrayList<>();

@@ -60,7 +60,7 @@ class WorkerProcessIntegrationTests extends AbstractRedisIntegrationTests {
 		try {
 			// the survivor, idle once the ready jobs are done, reserves every half lease (15 s); a lease
 			// of the dead worker that ran out in such a quiet gap is held as long again as the gap
-			// (README: "While Redis is away"), so its job may come back a half lease later still
+			// (docs/redis.md: "While Redis is away"), so its job may come back a half lease later still
 			await().atMost(Duration.ofSeconds(60)).until(() -> admin.counts("crash").total("completed") == 20);
 		}
 		finally {

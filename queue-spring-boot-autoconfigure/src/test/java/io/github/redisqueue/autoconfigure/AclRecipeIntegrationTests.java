@@ -46,7 +46,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The ACL recipe of the README, read from README.md: a Redis user limited to the queue keys and
+ * The ACL recipe of the documentation, read from docs/operating.md: a Redis user limited to the queue keys and
  * to the commands the library sends (directly and inside its scripts) runs producers,
  * listeners, lease extension, retries, dead letters, the reaper, the worker registry, the
  * administration calls and the startup check, with no command refused.
@@ -56,13 +56,13 @@ import static org.awaitility.Awaitility.await;
 @ExtendWith(OutputCaptureExtension.class)
 class AclRecipeIntegrationTests {
 
-	/** The ACL line of README's "A Redis user for the queues", read from the README itself. */
+	/** The ACL line of docs/operating.md, "A Redis user for the queues", read from that page itself. */
 	static String readmeRecipe() throws IOException {
 		String prefix = "ACL SETUSER queues on >change-me ";
-		try (Stream<String> lines = Files.lines(Path.of("..", "README.md"))) {
+		try (Stream<String> lines = Files.lines(Path.of("..", "docs", "operating.md"))) {
 			return lines.filter((line) -> line.startsWith(prefix))
 				.findFirst()
-				.orElseThrow(() -> new IllegalStateException("README.md has no line starting with " + prefix));
+				.orElseThrow(() -> new IllegalStateException("docs/operating.md has no line starting with " + prefix));
 		}
 	}
 

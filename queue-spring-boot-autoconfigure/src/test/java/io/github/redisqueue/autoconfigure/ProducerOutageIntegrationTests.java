@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThatException;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * What a producer sees while Redis is down, as README's "While Redis is down" states it: an
+ * What a producer sees while Redis is down, as docs/redis.md, "While Redis is down", states it: an
  * enqueue fails after {@code queue.enqueue-timeout}, other calls after
  * {@code spring.data.redis.timeout}, whether redis-server is stopped or frozen; with Lettuce
  * rejecting commands while disconnected an enqueue fails at once; with no Redis ever reached, it
