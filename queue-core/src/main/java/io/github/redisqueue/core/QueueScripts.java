@@ -13,8 +13,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  * The Lua scripts of the engine, read once from {@code io/github/redisqueue/scripts/}. The
  * template runs them by SHA, and as a plain EVAL after {@code NOSCRIPT}, which reloads a script
  * after a restart, a failover or {@code SCRIPT FLUSH}. Each script is the shared prelude
- * {@code clock.lua}, the part of {@code common.lua} it uses (see {@link ScriptPrelude}; or
- * {@code registry.lua} for the worker registry) and its own file. Every script touches only the keys it is given in {@code KEYS} (see
+ * {@code clock.lua}, the part of the modules {@code common-*.lua} it uses (see {@link #COMMON} and
+ * {@link ScriptPrelude}; or {@code registry.lua} for the worker registry) and its own file. Every script touches only the keys it is given in {@code KEYS} (see
  * {@link #CHECK_KEYS_PROPERTY}).
  *
  * @since 0.1.0
@@ -30,6 +30,15 @@ public final class QueueScripts {
 	public static final String CHECK_KEYS_PROPERTY = "redisqueue.scripts.check-keys";
 
 	private static final String LOCATION = "io/github/redisqueue/scripts/";
+
+	/**
+	 * The modules of the queue scripts' shared prelude, in the order they are concatenated: each
+	 * uses only what it or the modules before it define (see {@code common-keys.lua}).
+	 */
+	static final List<String> COMMON = List.of("common-keys", "common-records", "common-sequence", "common-plain",
+			"common-jobs", "common-wake", "common-unique", "common-gates", "common-leases", "common-transitions");
+
+	private static final List<String> COMMON_TEXT = COMMON.stream().map(QueueScripts::read).toList();
 
 	private final RedisScript<List> enqueue = load("enqueue");
 
@@ -150,7 +159,7 @@ public final class QueueScripts {
 
 	/** The prelude of a queue's scripts followed by {@code body}: a script of one queue's keys. */
 	static String withPrelude(String body) {
-		return check() + read("clock") + "\n" + ScriptPrelude.neededBy(read("common"), body) + "\n" + body;
+		return check() + read("clock") + "\n" + ScriptPrelude.neededBy(COMMON_TEXT, body) + "\n" + body;
 	}
 
 	private static RedisScript<List> load(String name) {

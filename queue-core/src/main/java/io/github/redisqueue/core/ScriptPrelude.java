@@ -14,8 +14,11 @@ import java.util.regex.Pattern;
  * not: a script keeps only the prelude's top-level definitions its body reaches, directly or
  * through other kept definitions, in their original order.
  *
- * <p>A top-level statement starts at a line beginning with {@code local} or {@code do}; it runs on
- * to the next one. A statement that defines no local (a {@code do} block) is always kept. Names
+ * <p>The prelude is a list of modules, in order. In a module, a top-level statement starts at a
+ * line beginning with {@code local} or {@code do}; it runs on to the next one, or to the end of
+ * its module. What a module holds before its first statement is its contract: comments, never
+ * sent (a module that held code there would keep it as a statement that defines nothing). A
+ * statement that defines no local (a {@code do} block) is always kept. Names
  * are found as identifiers in code lines (not in whole-line comments), so a name that only appears
  * inside a string or a trailing comment keeps its definition too: the filter may keep too much,
  * never too little.
@@ -38,7 +41,20 @@ final class ScriptPrelude {
 	 * @return those statements, in order, each followed by a line break
 	 */
 	static String neededBy(String prelude, String body) {
-		List<Statement> statements = statements(prelude);
+		return neededBy(List.of(prelude), body);
+	}
+
+	/**
+	 * The statements of the {@code modules} of a prelude that {@code body} needs.
+	 * @param modules the modules of the shared prelude, in order
+	 * @param body the script's own text
+	 * @return those statements, in order, each followed by a line break
+	 */
+	static String neededBy(List<String> modules, String body) {
+		List<Statement> statements = new ArrayList<>();
+		for (String module : modules) {
+			statements.addAll(statements(module));
+		}
 		Set<String> needed = names(body);
 		boolean[] kept = new boolean[statements.size()];
 		boolean grew = true;
@@ -62,24 +78,29 @@ final class ScriptPrelude {
 		return out.toString();
 	}
 
-	private static List<Statement> statements(String prelude) {
+	private static List<Statement> statements(String module) {
 		List<Statement> statements = new ArrayList<>();
 		StringBuilder current = new StringBuilder();
 		Set<String> defines = new HashSet<>();
-		for (String line : prelude.split("\n", -1)) {
+		boolean contract = true;
+		for (String line : module.split("\n", -1)) {
 			if (line.startsWith("local ") || line.equals("do") || line.startsWith("do ")) {
-				if (!current.isEmpty()) {
-					statements.add(new Statement(current.toString(), defines));
-				}
+				add(statements, current, defines, contract);
+				contract = false;
 				current = new StringBuilder();
 				defines = defined(line);
 			}
 			current.append(line).append('\n');
 		}
-		if (!current.isEmpty()) {
-			statements.add(new Statement(current.toString(), defines));
-		}
+		add(statements, current, defines, contract);
 		return statements;
+	}
+
+	/** Adds a statement, unless it is empty or a module's contract without code. */
+	private static void add(List<Statement> statements, StringBuilder text, Set<String> defines, boolean contract) {
+		if (!text.isEmpty() && !(contract && names(text.toString()).isEmpty())) {
+			statements.add(new Statement(text.toString(), defines));
+		}
 	}
 
 	private static Set<String> defined(String line) {

@@ -1,4 +1,4 @@
--- Shared by every script, before common.lua or registry.lua: times come from the Redis server
+-- Shared by every script, before common-*.lua or registry.lua: times come from the Redis server
 -- clock, in milliseconds.
 local function now_ms()
   local t = redis.call('TIME')

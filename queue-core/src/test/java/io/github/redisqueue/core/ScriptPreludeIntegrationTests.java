@@ -55,7 +55,7 @@ class ScriptPreludeIntegrationTests extends AbstractRedisIntegrationTests {
 	private static final DefaultRedisScript<List> JOB_FIELDS = new DefaultRedisScript<>(
 			QueueScripts.withPrelude("return FIELDS[K_JOBS]"), List.class);
 
-	/** docs/redis-layout.md's table of a job record's fields states them in the order of FIELDS in common.lua. */
+	/** docs/redis-layout.md's table of a job record's fields states them in the order of FIELDS in common-records.lua. */
 	@Test
 	void layoutPageListsTheFieldsOfAJobRecordInTheirOrder() throws IOException {
 		QueueKeys keys = new QueueKeys("rq", "prelude");

@@ -1,5 +1,7 @@
 package io.github.redisqueue.core;
 
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -56,6 +58,32 @@ class ScriptPreludeTests {
 	@Test
 	void aNameInTheBodysCodeKeepsItsDefinitionEvenInsideAString() {
 		assertThat(ScriptPrelude.neededBy(PRELUDE, "return 'unused_fn'")).contains("local function unused_fn");
+	}
+
+	@Test
+	void sendsNoModulesContractAndEndsAStatementWithItsModule() {
+		List<String> modules = List.of("""
+				-- contract of first
+				local A = 1
+				-- trails A
+				""", """
+				-- contract of second
+				local function b()
+				  return A
+				end
+				local function c()
+				end
+				""");
+
+		String kept = ScriptPrelude.neededBy(modules, "return b()");
+
+		assertThat(kept).isEqualTo("local A = 1\n-- trails A\n\nlocal function b()\n  return A\nend\n");
+	}
+
+	@Test
+	void keepsCodeBeforeAModulesFirstDefinition() {
+		assertThat(ScriptPrelude.neededBy(List.of("redis.setresp(2)\nlocal A = 1\n"), "return 1"))
+			.isEqualTo("redis.setresp(2)\n");
 	}
 
 }
