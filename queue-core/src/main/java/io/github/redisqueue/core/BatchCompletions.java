@@ -47,7 +47,9 @@ final class BatchCompletions {
 
 	private static final int PAGE = 100;
 
-	private final QueueTemplate template;
+	private final QueueContext context;
+
+	private final JobEnqueuer enqueuer;
 
 	private final QueueBatches batches;
 
@@ -61,8 +63,9 @@ final class BatchCompletions {
 
 	private @Nullable ScheduledExecutorService poller;
 
-	BatchCompletions(QueueTemplate template, QueueBatches batches) {
-		this.template = template;
+	BatchCompletions(QueueContext context, JobEnqueuer enqueuer, QueueBatches batches) {
+		this.context = context;
+		this.enqueuer = enqueuer;
 		this.batches = batches;
 	}
 
@@ -113,14 +116,14 @@ final class BatchCompletions {
 		String target = text(reply.get(at + 6));
 		byte[] payload = bytes(reply.get(at + 7));
 		if (payload.length == 0) {
-			payload = this.template.getSerializer().serialize(completion);
+			payload = this.context.serializer().serialize(completion);
 		}
 		JobOptions options = JobOptions.builder()
 			.priority((int) asLong(reply.get(at + 8)))
 			.idempotencyKey("batch:" + queue + ":" + id + ":" + text(reply.get(at + 10)))
 			.headers(completion.toHeaders())
 			.build();
-		this.template.enqueueSerialized(target, List.of(payload), options, options.getHeaders());
+		this.enqueuer.enqueueSerialized(target, List.of(payload), options, options.getHeaders());
 		this.batches.run(queue, "handed", id);
 	}
 
@@ -151,11 +154,11 @@ final class BatchCompletions {
 		if (this.subscribed.add(queue)) {
 			try {
 				if (this.listeners == null) {
-					this.listeners = QueueWakeups.startListeners(this.template.getConnectionFactory(),
+					this.listeners = QueueWakeups.startListeners(this.context.connectionFactory(),
 							"redis-queue-batch-events");
 				}
 				MessageListener listener = (message, pattern) -> notified(queue, message);
-				for (QueueKeys k : this.template.partitions(queue)) {
+				for (QueueKeys k : this.context.partitions(queue)) {
 					this.listeners.addMessageListener(listener, new ChannelTopic(k.batchChannel()));
 				}
 			}

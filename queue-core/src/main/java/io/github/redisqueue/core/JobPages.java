@@ -41,13 +41,13 @@ final class JobPages {
 	/** Most index scores one call reads for the merge of a partitioned queue's page. */
 	static final int SCORE_SLICE = 500;
 
-	private final QueueTemplate template;
+	private final QueueContext context;
 
 	private final QueueScriptExecutor executor;
 
-	JobPages(QueueTemplate template) {
-		this.template = template;
-		this.executor = template.executor();
+	public JobPages(QueueContext context) {
+		this.context = context;
+		this.executor = context.executor();
 	}
 
 	/**
@@ -55,13 +55,13 @@ final class JobPages {
 	 * @param index the state's name in the script: ready, delayed, active or dead
 	 */
 	List<JobInfo> page(String queue, String index, JobOrder order, int offset, int count) {
-		return listed(queue, index, order, offset, count).stream().map(ScriptReplies.ListedJob::job).toList();
+		return listed(queue, index, order, offset, count).stream().map(InspectReplies.ListedJob::job).toList();
 	}
 
 	/** The page, each job with its index score. */
-	List<ScriptReplies.ListedJob> listed(String queue, String index, JobOrder order, int offset, int count) {
+	List<InspectReplies.ListedJob> listed(String queue, String index, JobOrder order, int offset, int count) {
 		boolean descending = order == JobOrder.NEWEST_FIRST;
-		QueueKeys[] parts = this.template.partitions(queue);
+		QueueKeys[] parts = this.context.partitions(queue);
 		if (parts.length == 1) {
 			return list(queue, parts[0], index, descending, offset, count);
 		}
@@ -89,14 +89,14 @@ final class JobPages {
 		int[] before = new int[parts.length];
 		int[] onPage = new int[parts.length];
 		split(scores, descending, offset, count, before, onPage);
-		List<ScriptReplies.ListedJob> page = new ArrayList<>(Math.min(count, 1000));
+		List<InspectReplies.ListedJob> page = new ArrayList<>(Math.min(count, 1000));
 		for (int p = 0; p < parts.length; p++) {
 			if (onPage[p] > 0) {
 				page.addAll(list(queue, parts[p], index, descending, before[p], onPage[p]));
 			}
 		}
 		// a stable sort: equal scores keep partition order, and each partition's own order
-		Comparator<ScriptReplies.ListedJob> byScore = Comparator.comparingDouble(ScriptReplies.ListedJob::score);
+		Comparator<InspectReplies.ListedJob> byScore = Comparator.comparingDouble(InspectReplies.ListedJob::score);
 		page.sort(descending ? byScore.reversed() : byScore);
 		return page;
 	}
@@ -135,10 +135,10 @@ final class JobPages {
 	}
 
 	/** The jobs at positions offset to offset + count - 1 of one partition, in as many calls as their bytes need. */
-	private List<ScriptReplies.ListedJob> list(String queue, QueueKeys k, String index, boolean descending, int offset,
+	private List<InspectReplies.ListedJob> list(String queue, QueueKeys k, String index, boolean descending, int offset,
 			int count) {
-		Function<byte[], Map<String, String>> headers = (raw) -> this.template.headers(queue, raw);
-		List<ScriptReplies.ListedJob> jobs = new ArrayList<>();
+		Function<byte[], Map<String, String>> headers = (raw) -> this.context.headers(queue, raw);
+		List<InspectReplies.ListedJob> jobs = new ArrayList<>();
 		int done = 0;
 		// unknown for the first call ('')
 		byte[] plainBefore = NO_PLAIN_COUNT;
@@ -148,7 +148,7 @@ final class JobPages {
 					plainBefore));
 			int covered = (int) ScriptReplies.asLong(reply.get(0));
 			plainBefore = encodeNumber(ScriptReplies.asLong(reply.get(1)));
-			jobs.addAll(ScriptReplies.listedJobs(queue, reply.subList(2, reply.size()), headers));
+			jobs.addAll(InspectReplies.listedJobs(queue, reply.subList(2, reply.size()), headers));
 			if (covered == 0) {
 				break;
 			}

@@ -12,32 +12,32 @@ import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
  */
 final class JobResults {
 
-	private final QueueTemplate template;
+	private final QueueContext context;
 
-	JobResults(QueueTemplate template) {
-		this.template = template;
+	public JobResults(QueueContext context) {
+		this.context = context;
 	}
 
 	boolean store(String queue, String jobId, Object result) {
-		QueueKeys k = this.template.partitioning().keysForJob(queue, jobId);
-		if (this.template.getSettings().resultRetention().isZero()) {
+		QueueKeys k = this.context.partitioning().keysForJob(queue, jobId);
+		if (this.context.settings().resultRetention().isZero()) {
 			return false;
 		}
-		byte[] bytes = this.template.getSerializer().serialize(result);
-		if (bytes.length > this.template.getSettings().maxResultBytes()) {
+		byte[] bytes = this.context.serializer().serialize(result);
+		if (bytes.length > this.context.settings().maxResultBytes()) {
 			throw new QueueException("Result of job " + jobId + " of queue '" + queue + "' has " + bytes.length
-					+ " bytes, more than the limit of " + this.template.getSettings().maxResultBytes()
+					+ " bytes, more than the limit of " + this.context.settings().maxResultBytes()
 					+ " (queue.max-result-size); it is not stored");
 		}
-		this.template.executor().redis()
+		this.context.executor().redis()
 			.opsForValue()
-			.set(encodeUtf8(k.resultKey(jobId)), bytes, this.template.getSettings().resultRetention());
+			.set(encodeUtf8(k.resultKey(jobId)), bytes, this.context.settings().resultRetention());
 		return true;
 	}
 
 	<T> Optional<T> read(String queue, String jobId, Class<T> type) {
-		byte[] raw = this.template.executor().redis().opsForValue().get(encodeUtf8(this.template.partitioning().keysForJob(queue, jobId).resultKey(jobId)));
-		return (raw != null) ? Optional.of(this.template.getSerializer().deserialize(raw, type)) : Optional.empty();
+		byte[] raw = this.context.executor().redis().opsForValue().get(encodeUtf8(this.context.partitioning().keysForJob(queue, jobId).resultKey(jobId)));
+		return (raw != null) ? Optional.of(this.context.serializer().deserialize(raw, type)) : Optional.empty();
 	}
 
 }

@@ -55,7 +55,9 @@ final class PartitionedReserve {
 	/** How long reserves leave out a partition that failed to answer. */
 	static final Duration SKIP = Duration.ofSeconds(1);
 
-	private final QueueTemplate template;
+	private final QueueContext context;
+
+	private final JobReserver reserver;
 
 	private final String queue;
 
@@ -65,8 +67,10 @@ final class PartitionedReserve {
 
 	private final boolean inTurn;
 
-	PartitionedReserve(QueueTemplate template, String queue, QueueKeys[] parts, int first, boolean inTurn) {
-		this.template = template;
+	PartitionedReserve(QueueContext context, JobReserver reserver, String queue, QueueKeys[] parts, int first,
+			boolean inTurn) {
+		this.context = context;
+		this.reserver = reserver;
 		this.queue = queue;
 		this.parts = parts;
 		this.first = first;
@@ -82,14 +86,14 @@ final class PartitionedReserve {
 			acks.add(new ArrayList<>());
 		}
 		for (JobRef ref : completions) {
-			acks.get(QueueTemplate.partitionOfId(ref.id(), count)).add(ref);
+			acks.get(QueuePartitions.partitionOfId(ref.id(), count)).add(ref);
 		}
 		// partitions in turn order that may hold ready jobs
 		List<Integer> candidates = new ArrayList<>(count);
 		Merged merged = new Merged();
 		for (int i = 0; i < count; i++) {
 			int p = (this.first + i) % count;
-			if (!this.template.partitioning().skipped(this.parts[p])) {
+			if (!this.context.partitioning().skipped(this.parts[p])) {
 				candidates.add(p);
 			}
 		}
@@ -104,7 +108,7 @@ final class PartitionedReserve {
 		RuntimeException lastFailure = null;
 		int answered = 0;
 		Set<String> silent = new TreeSet<>();
-		QueueScripts scripts = this.template.executor().scripts();
+		QueueScripts scripts = this.context.executor().scripts();
 		while (firstRound || (remaining > 0 && !candidates.isEmpty())) {
 			List<Integer> called = new ArrayList<>();
 			// per call, the jobs asked of its partition; -1 for a call that only completes
@@ -133,7 +137,7 @@ final class PartitionedReserve {
 					shares.add(-1);
 					starts.add(0);
 					calls.add(scripts.complete());
-					args.add(this.template.completeArgs(acksOf));
+					args.add(this.reserver.completeArgs(acksOf));
 					continue;
 				}
 				int start = Math.min(startLeft, share);
@@ -142,16 +146,16 @@ final class PartitionedReserve {
 				starts.add(start);
 				calls.add(scripts.reserve());
 				// a partitioned queue has no rate limit (QueueSettings refuses one)
-				args.add(this.template.reserveArgs(share, lease, workerId, acksOf, maxAttempts, start, null));
+				args.add(this.reserver.reserveArgs(share, lease, workerId, acksOf, maxAttempts, start, null));
 			}
-			QueueScriptExecutor.Each each = this.template.executor().runEach(calls, keys, args);
+			QueueScriptExecutor.Each each = this.context.executor().runEach(calls, keys, args);
 			for (int i = 0; i < called.size(); i++) {
 				int p = called.get(i);
 				RuntimeException failure = each.failures()[i];
 				if (failure != null) {
 					lastFailure = failure;
 					silent.add(this.parts[p].name());
-					this.template.partitioning().skip(this.parts[p], SKIP);
+					this.context.partitioning().skip(this.parts[p], SKIP);
 					candidates.remove((Integer) p);
 					merged.unsent.addAll(sent.get(i));
 					// the threads it would have started are left for the next round
@@ -162,11 +166,11 @@ final class PartitionedReserve {
 				}
 				answered++;
 				if (shares.get(i) < 0) {
-					merged.addCompletions(this.template.completedOn(this.queue, this.parts[p], each.reply(i)));
+					merged.addCompletions(this.reserver.completedOn(this.queue, this.parts[p], each.reply(i)));
 					continue;
 				}
-				Reservation part = this.template.reserved(this.queue, this.parts[p], ScriptReplies.reservation(this.queue,
-						each.reply(i), (raw) -> this.template.headers(this.queue, raw))).aheadFrom(starts.get(i));
+				Reservation part = this.reserver.reserved(this.queue, this.parts[p], ScriptReplies.reservation(this.queue,
+						each.reply(i), (raw) -> this.context.headers(this.queue, raw))).aheadFrom(starts.get(i));
 				merged.add(part);
 				int got = part.jobs().size();
 				// a partition that came up short started fewer: those threads are left for the next round
@@ -183,7 +187,7 @@ final class PartitionedReserve {
 		if (answered == 0 && lastFailure != null) {
 			throw lastFailure;
 		}
-		if (this.template.partitioning().silent(this.queue, silent) && lastFailure != null) {
+		if (this.context.partitioning().silent(this.queue, silent) && lastFailure != null) {
 			logger.warn("Partitions {} of queue '{}' did not answer; the other partitions are served meanwhile: {}",
 					silent, this.queue, lastFailure.toString());
 		}

@@ -78,7 +78,7 @@ final class WorkerRegistry {
 		for (int offset = 0;;) {
 			List<?> reply = this.executor.runForList(this.executor.scripts().silent(),
 					List.of(this.workersKey, this.silentKey), List.of(encodeNumber(offset), encodeNumber(PAGE)));
-			ScriptReplies.SilentPage page = ScriptReplies.silentPage(reply);
+			InspectReplies.SilentPage page = InspectReplies.silentPage(reply);
 			ids.addAll(page.ids());
 			offset += page.ids().size();
 			if (page.ids().size() < PAGE && page.moved() < PAGE) {
@@ -89,7 +89,7 @@ final class WorkerRegistry {
 
 	/** The live workers, read in pages of {@value #PAGE}. */
 	List<WorkerInfo> workers() {
-		return workers(ScriptReplies.workerPage(this.executor.runForList(this.executor.scripts().workers(),
+		return workers(InspectReplies.workerPage(this.executor.runForList(this.executor.scripts().workers(),
 				List.of(this.workersKey, this.infoKey), pageArgs(0))));
 	}
 
@@ -97,16 +97,16 @@ final class WorkerRegistry {
 	 * The live workers, starting from the first page read elsewhere (in a pipeline, from
 	 * {@link #workersCall()}): the pages after it when it was full.
 	 */
-	List<WorkerInfo> workers(ScriptReplies.WorkerPage first) {
+	List<WorkerInfo> workers(InspectReplies.WorkerPage first) {
 		Map<String, WorkerInfo> workers = new LinkedHashMap<>();
-		ScriptReplies.WorkerPage page = first;
+		InspectReplies.WorkerPage page = first;
 		for (int offset = 0;;) {
 			page.workers().forEach((worker) -> workers.putIfAbsent(worker.id(), worker));
 			offset += page.read();
 			if (page.read() < PAGE) {
 				return List.copyOf(workers.values());
 			}
-			page = ScriptReplies.workerPage(this.executor.runForList(this.executor.scripts().workers(),
+			page = InspectReplies.workerPage(this.executor.runForList(this.executor.scripts().workers(),
 					List.of(this.workersKey, this.infoKey), pageArgs(offset)));
 		}
 	}

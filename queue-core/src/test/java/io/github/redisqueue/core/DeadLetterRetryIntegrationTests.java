@@ -183,7 +183,7 @@ class DeadLetterRetryIntegrationTests extends AbstractRedisIntegrationTests {
 		List<Object> step = executor.run(executor.scripts().dead(), queues.keys("race"),
 				List.of(ScriptArgs.encodeAscii("retry"), ScriptArgs.encodeNumber(10),
 						ScriptArgs.encodeNumber(retriedAt), ScriptArgs.encodeNumber(1)));
-		assertThat(ScriptReplies.deadOp(step).touched()).isZero();
+		assertThat(InspectReplies.deadOp(step).touched()).isZero();
 		assertThat(admin.retryAllDead("race")).as("the next call retries it").isEqualTo(1);
 	}
 
