@@ -5,6 +5,13 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 
+import io.github.redisqueue.core.engine.QueueContext;
+import io.github.redisqueue.core.partition.QueuePartitions;
+import io.github.redisqueue.core.reserve.JobReserver;
+import io.github.redisqueue.core.script.QueueKeys;
+import io.github.redisqueue.core.script.QueueScriptExecutor;
+import io.github.redisqueue.core.script.ScriptArgs;
+import io.github.redisqueue.core.script.ScriptReplies;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.core.script.RedisScript;

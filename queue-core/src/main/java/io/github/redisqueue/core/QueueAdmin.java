@@ -15,15 +15,23 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentSkipListSet;
 
+import io.github.redisqueue.core.batch.QueueBatches;
+import io.github.redisqueue.core.engine.JobPages;
+import io.github.redisqueue.core.engine.QueueContext;
+import io.github.redisqueue.core.engine.WorkerRegistry;
+import io.github.redisqueue.core.script.InspectReplies;
+import io.github.redisqueue.core.script.QueueKeys;
+import io.github.redisqueue.core.script.QueueScriptExecutor;
+import io.github.redisqueue.core.script.ScriptReplies;
 import io.lettuce.core.cluster.SlotHash;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import static io.github.redisqueue.core.ScriptReplies.EMPTY;
-import static io.github.redisqueue.core.ScriptArgs.encodeAscii;
-import static io.github.redisqueue.core.ScriptArgs.encodeNumber;
-import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
-import static io.github.redisqueue.core.ScriptReplies.text;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeAscii;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeNumber;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
+import static io.github.redisqueue.core.script.ScriptReplies.EMPTY;
+import static io.github.redisqueue.core.script.ScriptReplies.text;
 
 /**
  * The Redis implementation of {@link QueueAdminOperations}, built on a {@link QueueTemplate}

@@ -6,13 +6,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.redisqueue.core.engine.QueueContext;
+import io.github.redisqueue.core.script.QueueKeys;
 import org.jspecify.annotations.Nullable;
 
-import static io.github.redisqueue.core.ScriptReplies.asLong;
-import static io.github.redisqueue.core.ScriptArgs.encodeAscii;
-import static io.github.redisqueue.core.ScriptArgs.encodeNumber;
-import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
-import static io.github.redisqueue.core.ScriptReplies.text;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeAscii;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeNumber;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
+import static io.github.redisqueue.core.script.ScriptReplies.asLong;
+import static io.github.redisqueue.core.script.ScriptReplies.text;
 
 /**
  * The Redis side of recurring jobs: each tick of a schedule is fired by one script call on the

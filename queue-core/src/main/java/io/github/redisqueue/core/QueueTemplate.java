@@ -10,6 +10,18 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import io.github.redisqueue.QueueException;
+import io.github.redisqueue.core.batch.QueueBatches;
+import io.github.redisqueue.core.engine.JobResults;
+import io.github.redisqueue.core.engine.QueueContext;
+import io.github.redisqueue.core.enqueue.JobEnqueuer;
+import io.github.redisqueue.core.partition.QueuePartitions;
+import io.github.redisqueue.core.reserve.JobReserver;
+import io.github.redisqueue.core.script.QueueKeys;
+import io.github.redisqueue.core.script.QueueScriptExecutor;
+import io.github.redisqueue.core.script.ScriptArgs;
+import io.github.redisqueue.core.script.ScriptReplies;
+import io.github.redisqueue.core.wakeup.ListWaiter;
+import io.github.redisqueue.core.wakeup.QueueWakeups;
 import io.github.redisqueue.support.converter.JacksonJobSerializer;
 import io.github.redisqueue.support.converter.JobConversionException;
 import io.github.redisqueue.support.converter.JobSerializer;
@@ -22,9 +34,9 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
-import static io.github.redisqueue.core.ScriptArgs.encodeAscii;
-import static io.github.redisqueue.core.ScriptArgs.encodeNumber;
-import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeAscii;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeNumber;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
 
 /**
  * The Redis implementation of {@link QueueOperations}: producing jobs and consuming them by

@@ -1,5 +1,6 @@
 package io.github.redisqueue.core;
 
+import io.github.redisqueue.core.script.ScriptPrelude;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -10,6 +10,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
+import io.github.redisqueue.core.script.InspectReplies;
+import io.github.redisqueue.core.script.ScriptArgs;
+import io.github.redisqueue.core.script.ScriptReplies;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

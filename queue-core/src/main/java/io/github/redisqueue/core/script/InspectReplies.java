@@ -1,4 +1,4 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue.core.script;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -12,13 +12,20 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
+import io.github.redisqueue.core.BatchState;
+import io.github.redisqueue.core.BatchStatus;
+import io.github.redisqueue.core.DeadJob;
+import io.github.redisqueue.core.JobInfo;
+import io.github.redisqueue.core.JobState;
+import io.github.redisqueue.core.QueueCounts;
+import io.github.redisqueue.core.WorkerInfo;
 import org.jspecify.annotations.Nullable;
 
-import static io.github.redisqueue.core.ScriptReplies.EMPTY;
-import static io.github.redisqueue.core.ScriptReplies.asLong;
-import static io.github.redisqueue.core.ScriptReplies.bytes;
-import static io.github.redisqueue.core.ScriptReplies.instant;
-import static io.github.redisqueue.core.ScriptReplies.text;
+import static io.github.redisqueue.core.script.ScriptReplies.EMPTY;
+import static io.github.redisqueue.core.script.ScriptReplies.asLong;
+import static io.github.redisqueue.core.script.ScriptReplies.bytes;
+import static io.github.redisqueue.core.script.ScriptReplies.instant;
+import static io.github.redisqueue.core.script.ScriptReplies.text;
 
 /**
  * The contract between the Lua scripts and Java for inspection and administration: one decoder
@@ -26,99 +33,99 @@ import static io.github.redisqueue.core.ScriptReplies.text;
  * and worker hashes. Each position constant names the part of the script's {@code Returns:}
  * header it reads (scripts under {@code io/github/redisqueue/scripts/}).
  */
-final class InspectReplies {
+public final class InspectReplies {
 
 	private InspectReplies() {
 	}
 
 	/** {@code batch.lua} 'status': values per batch, from "state" to "waiting". */
-	static final int BATCH_STATUS_STRIDE = 12;
+	public static final int BATCH_STATUS_STRIDE = 12;
 
 	/** {@code inspect.lua}: "Returns ready". */
-	static final int INSPECT_READY = 0;
+	public static final int INSPECT_READY = 0;
 
 	/** {@code inspect.lua}: "delayed". */
-	static final int INSPECT_DELAYED = 1;
+	public static final int INSPECT_DELAYED = 1;
 
 	/** {@code inspect.lua}: "in flight". */
-	static final int INSPECT_IN_FLIGHT = 2;
+	public static final int INSPECT_IN_FLIGHT = 2;
 
 	/** {@code inspect.lua}: "dead". */
-	static final int INSPECT_DEAD = 3;
+	public static final int INSPECT_DEAD = 3;
 
 	/** {@code inspect.lua}: "completed". */
-	static final int INSPECT_COMPLETED = 4;
+	public static final int INSPECT_COMPLETED = 4;
 
 	/** {@code inspect.lua}: "paused (1/0)". */
-	static final int INSPECT_PAUSED = 5;
+	public static final int INSPECT_PAUSED = 5;
 
 	/** {@code inspect.lua}: "counters (flat hash)"; fields starting with {@code ~} are internal. */
-	static final int INSPECT_COUNTERS = 6;
+	public static final int INSPECT_COUNTERS = 6;
 
 	/** {@code inspect.lua}: "age in ms of the job at the head of the queue [...] -1 when none is ready". */
-	static final int INSPECT_HEAD_AGE = 7;
+	public static final int INSPECT_HEAD_AGE = 7;
 
 	/** {@code inspect.lua}: "completions of about the last minute". */
-	static final int INSPECT_RECENT_COMPLETIONS = 8;
+	public static final int INSPECT_RECENT_COMPLETIONS = 8;
 
 	/** {@code inspect.lua}: "and the ms they cover". */
-	static final int INSPECT_RECENT_SPAN = 9;
+	public static final int INSPECT_RECENT_SPAN = 9;
 
 	/** {@code inspect.lua}: "then per dead job: [...]", from here on. */
-	static final int INSPECT_FIRST_DEAD = 10;
+	public static final int INSPECT_FIRST_DEAD = 10;
 
 	/** {@code inspect.lua}, per dead job: "id". */
-	static final int DEAD_ID = 0;
+	public static final int DEAD_ID = 0;
 
 	/** {@code inspect.lua}, per dead job: "payload". */
-	static final int DEAD_PAYLOAD = 1;
+	public static final int DEAD_PAYLOAD = 1;
 
 	/** {@code inspect.lua}, per dead job: "headers". */
-	static final int DEAD_HEADERS = 2;
+	public static final int DEAD_HEADERS = 2;
 
 	/** {@code inspect.lua}, per dead job: "attempts". */
-	static final int DEAD_ATTEMPTS = 3;
+	public static final int DEAD_ATTEMPTS = 3;
 
 	/** {@code inspect.lua}, per dead job: "error". */
-	static final int DEAD_ERROR = 4;
+	public static final int DEAD_ERROR = 4;
 
 	/** {@code inspect.lua}, per dead job: "time of death". */
-	static final int DEAD_DIED_AT = 5;
+	public static final int DEAD_DIED_AT = 5;
 
 	/** {@code inspect.lua}: six values per dead job. */
-	static final int DEAD_STRIDE = 6;
+	public static final int DEAD_STRIDE = 6;
 
 	/** {@code dead.lua}: "Returns the number of jobs retried or purged". */
-	static final int DEAD_OP_TOUCHED = 0;
+	public static final int DEAD_OP_TOUCHED = 0;
 
 	/** {@code dead.lua}: "the number refused". */
-	static final int DEAD_OP_REFUSED = 1;
+	public static final int DEAD_OP_REFUSED = 1;
 
 	/** {@code dead.lua}: "and the server time". */
-	static final int DEAD_OP_SERVER_TIME = 2;
+	public static final int DEAD_OP_SERVER_TIME = 2;
 
 	/** {@code jobs.lua} 'list', per job: "id". */
-	static final int LISTED_ID = 0;
+	public static final int LISTED_ID = 0;
 
 	/** {@code jobs.lua} 'list', per job: "index score (as text)". */
-	static final int LISTED_SCORE = 1;
+	public static final int LISTED_SCORE = 1;
 
 	/** {@code jobs.lua} 'list', per job: "its fields as job_view gives them". */
-	static final int LISTED_FIELDS = 2;
+	public static final int LISTED_FIELDS = 2;
 
 	/** {@code jobs.lua} 'list': three values per job. */
-	static final int LISTED_STRIDE = 3;
+	public static final int LISTED_STRIDE = 3;
 
 	/** {@code workers.lua}: "Returns per worker: id". */
-	static final int WORKER_ID = 0;
+	public static final int WORKER_ID = 0;
 
 	/** {@code workers.lua}: "then its hash as a flat list". */
-	static final int WORKER_FIELDS = 1;
+	public static final int WORKER_FIELDS = 1;
 
 	/** {@code workers.lua}: two values per worker. */
-	static final int WORKER_STRIDE = 2;
+	public static final int WORKER_STRIDE = 2;
 
-	static QueueCounts counts(String queue, List<?> reply) {
+	public static QueueCounts counts(String queue, List<?> reply) {
 		long headAge = asLong(reply.get(INSPECT_HEAD_AGE));
 		return new QueueCounts(queue, asLong(reply.get(INSPECT_READY)), asLong(reply.get(INSPECT_DELAYED)),
 				asLong(reply.get(INSPECT_IN_FLIGHT)), asLong(reply.get(INSPECT_DEAD)),
@@ -129,7 +136,7 @@ final class InspectReplies {
 	}
 
 	/** The counters of a flat hash; a value that is not a number is left out. */
-	static Map<String, Long> totals(List<?> flat) {
+	public static Map<String, Long> totals(List<?> flat) {
 		Map<String, Long> totals = new HashMap<>();
 		for (int i = 0; i + 1 < flat.size(); i += 2) {
 			String name = text(flat.get(i));
@@ -141,7 +148,7 @@ final class InspectReplies {
 		return Collections.unmodifiableMap(totals);
 	}
 
-	static List<DeadJob> deadLetters(List<?> reply, Function<byte[], Map<String, String>> headers) {
+	public static List<DeadJob> deadLetters(List<?> reply, Function<byte[], Map<String, String>> headers) {
 		List<DeadJob> jobs = new ArrayList<>();
 		for (int at = INSPECT_FIRST_DEAD; at + DEAD_STRIDE <= reply.size(); at += DEAD_STRIDE) {
 			jobs.add(new DeadJob(text(reply.get(at + DEAD_ID)), (byte[]) reply.get(at + DEAD_PAYLOAD),
@@ -155,7 +162,7 @@ final class InspectReplies {
 	 * A job from its hash ({@code HGETALL}); empty when the hash is gone. A field that is missing
 	 * or not a number reads as absent (or 0), so a damaged hash still shows.
 	 */
-	static Optional<JobInfo> job(String queue, String id, @Nullable Map<byte[], byte[]> hash,
+	public static Optional<JobInfo> job(String queue, String id, @Nullable Map<byte[], byte[]> hash,
 			Function<byte[], Map<String, String>> headers) {
 		if (hash == null || hash.isEmpty()) {
 			return Optional.empty();
@@ -175,7 +182,7 @@ final class InspectReplies {
 	 * A job from a flat list of the names and values of its fields ({@code inspect.lua} 'job',
 	 * {@code jobs.lua} 'list'); empty when the list is.
 	 */
-	static Optional<JobInfo> flatJob(String queue, String id, List<?> flat,
+	public static Optional<JobInfo> flatJob(String queue, String id, List<?> flat,
 			Function<byte[], Map<String, String>> headers) {
 		Map<byte[], byte[]> fields = new LinkedHashMap<>();
 		for (int at = 0; at + 1 < flat.size(); at += 2) {
@@ -188,7 +195,7 @@ final class InspectReplies {
 	 * {@code jobs.lua} 'list': "per job: id, index score (as text), its fields", each job with its
 	 * score, in the order of the reply.
 	 */
-	static List<ListedJob> listedJobs(String queue, List<?> reply, Function<byte[], Map<String, String>> headers) {
+	public static List<ListedJob> listedJobs(String queue, List<?> reply, Function<byte[], Map<String, String>> headers) {
 		List<ListedJob> jobs = new ArrayList<>(reply.size() / LISTED_STRIDE);
 		for (int at = 0; at + LISTED_STRIDE <= reply.size(); at += LISTED_STRIDE) {
 			double score = Double.parseDouble(text(reply.get(at + LISTED_SCORE)));
@@ -198,7 +205,7 @@ final class InspectReplies {
 		return jobs;
 	}
 
-	static JobState jobState(String value) {
+	public static JobState jobState(String value) {
 		return switch (value) {
 			case "ready" -> JobState.READY;
 			case "delayed" -> JobState.DELAYED;
@@ -210,7 +217,7 @@ final class InspectReplies {
 		};
 	}
 
-	static List<WorkerInfo> workers(@Nullable List<?> reply) {
+	public static List<WorkerInfo> workers(@Nullable List<?> reply) {
 		List<WorkerInfo> workers = new ArrayList<>();
 		for (int at = 0; reply != null && at + WORKER_STRIDE <= reply.size(); at += WORKER_STRIDE) {
 			Map<String, byte[]> f = new HashMap<>();
@@ -227,11 +234,11 @@ final class InspectReplies {
 	}
 
 	/** A page of {@code silent.lua}: how many workers it moved to the silent set, and the page's ids. */
-	record SilentPage(long moved, List<String> ids) {
+	public record SilentPage(long moved, List<String> ids) {
 	}
 
 	/** {@code silent.lua}: "Returns the number moved, then the page's worker ids". */
-	static SilentPage silentPage(@Nullable List<?> reply) {
+	public static SilentPage silentPage(@Nullable List<?> reply) {
 		List<String> ids = new ArrayList<>();
 		if (reply == null || reply.isEmpty()) {
 			return new SilentPage(0, ids);
@@ -241,18 +248,18 @@ final class InspectReplies {
 	}
 
 	/** A page of {@code workers.lua}: the number of live entries it read, and its workers. */
-	record WorkerPage(long read, List<WorkerInfo> workers) {
+	public record WorkerPage(long read, List<WorkerInfo> workers) {
 	}
 
 	/** {@code workers.lua}: "Returns the number of live entries the page read, then per worker". */
-	static WorkerPage workerPage(@Nullable List<?> reply) {
+	public static WorkerPage workerPage(@Nullable List<?> reply) {
 		if (reply == null || reply.isEmpty()) {
 			return new WorkerPage(0, List.of());
 		}
 		return new WorkerPage(asLong(reply.get(0)), workers(reply.subList(1, reply.size())));
 	}
 
-	static DeadOpReply deadOp(List<?> reply) {
+	public static DeadOpReply deadOp(List<?> reply) {
 		return new DeadOpReply(asLong(reply.get(DEAD_OP_TOUCHED)), asLong(reply.get(DEAD_OP_REFUSED)),
 				asLong(reply.get(DEAD_OP_SERVER_TIME)));
 	}
@@ -261,7 +268,7 @@ final class InspectReplies {
 	 * {@code batch.lua} 'status' from {@code at}: "state, cap, priority, total, admitted,
 	 * completed, dead, cancelled, created at, finished at, completion queue, waiting".
 	 */
-	static BatchStatus batchStatus(String queue, String id, List<?> reply, int at) {
+	public static BatchStatus batchStatus(String queue, String id, List<?> reply, int at) {
 		long finishedAt = asLong(reply.get(at + 9));
 		String completionQueue = text(reply.get(at + 10));
 		return new BatchStatus(queue, id, BatchState.of(text(reply.get(at))), (int) asLong(reply.get(at + 1)),
@@ -273,7 +280,7 @@ final class InspectReplies {
 	}
 
 	/** {@code batch.lua} 'list': "the number of open batches, then per batch its id and the 12 values of 'status'". */
-	static List<BatchStatus> batchList(String queue, List<?> reply) {
+	public static List<BatchStatus> batchList(String queue, List<?> reply) {
 		List<BatchStatus> batches = new ArrayList<>();
 		for (int at = 1; at + 1 + BATCH_STATUS_STRIDE <= reply.size(); at += 1 + BATCH_STATUS_STRIDE) {
 			batches.add(batchStatus(queue, text(reply.get(at)), reply, at + 1));
@@ -281,23 +288,23 @@ final class InspectReplies {
 		return batches;
 	}
 
-	static String textField(Map<String, byte[]> fields, String name) {
+	public static String textField(Map<String, byte[]> fields, String name) {
 		byte[] value = fields.get(name);
 		return (value != null) ? new String(value, StandardCharsets.UTF_8) : "";
 	}
 
 	/** A numeric field of a job or worker hash; 0 when it is missing or not a number (damaged by hand). */
-	static long longField(Map<String, byte[]> fields, String name) {
+	public static long longField(Map<String, byte[]> fields, String name) {
 		Long value = parseLong(textField(fields, name));
 		return (value != null) ? value : 0;
 	}
 
-	static @Nullable Instant instantField(Map<String, byte[]> fields, String name) {
+	public static @Nullable Instant instantField(Map<String, byte[]> fields, String name) {
 		long value = longField(fields, name);
 		return (value > 0) ? Instant.ofEpochMilli(value) : null;
 	}
 
-	static @Nullable Long parseLong(String value) {
+	public static @Nullable Long parseLong(String value) {
 		try {
 			return value.isEmpty() ? null : Long.parseLong(value);
 		}
@@ -306,16 +313,16 @@ final class InspectReplies {
 		}
 	}
 
-	static @Nullable String emptyToNull(String value) {
+	public static @Nullable String emptyToNull(String value) {
 		return value.isEmpty() ? null : value;
 	}
 
 	/** A decoded {@code dead.lua} reply. */
-	record DeadOpReply(long touched, long refused, long serverTime) {
+	public record DeadOpReply(long touched, long refused, long serverTime) {
 	}
 
 	/** A job of a {@code jobs.lua} 'list' reply with the score of its index. */
-	record ListedJob(JobInfo job, double score) {
+	public record ListedJob(JobInfo job, double score) {
 	}
 
 }

@@ -1,4 +1,4 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue.core.reserve;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -8,6 +8,15 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 
+import io.github.redisqueue.core.JobRef;
+import io.github.redisqueue.core.QueueScripts;
+import io.github.redisqueue.core.Reservation;
+import io.github.redisqueue.core.ReservedJob;
+import io.github.redisqueue.core.engine.QueueContext;
+import io.github.redisqueue.core.partition.QueuePartitions;
+import io.github.redisqueue.core.script.QueueKeys;
+import io.github.redisqueue.core.script.QueueScriptExecutor;
+import io.github.redisqueue.core.script.ScriptReplies;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,12 +26,12 @@ import org.springframework.data.redis.core.script.RedisScript;
 /**
  * One reserve of a partitioned queue, in one of two ways.
  *
- * <p><b>Shared</b> ({@link QueueTemplate#reserveBatch}): the first round calls the partitions at
+ * <p><b>Shared</b> ({@code QueueTemplate.reserveBatch}): the first round calls the partitions at
  * once, each with an equal share of the jobs wanted (the shares left over go to the partitions
  * first in turn) and the completions of its own jobs; a partition with completions and no share
  * gets them by the complete script, and one with neither is not called.
  *
- * <p><b>In turn</b> ({@link QueueTemplate#reserveInTurn}, for fetch loops): the first round asks
+ * <p><b>In turn</b> ({@code QueueTemplate.reserveInTurn}, for fetch loops): the first round asks
  * the partition whose turn it is for all the jobs wanted, with its completions; the completions
  * of the other partitions go to theirs by the complete script in the same round (sent together,
  * so one round trip), never held back for a later turn: a completion that waited for its
@@ -48,12 +57,12 @@ import org.springframework.data.redis.core.script.RedisScript;
  * are left out), so that a master being failed over costs the others one wait for its answer per
  * second at most, not one per reserve.
  */
-final class PartitionedReserve {
+public final class PartitionedReserve {
 
 	private static final Logger logger = LoggerFactory.getLogger(PartitionedReserve.class);
 
 	/** How long reserves leave out a partition that failed to answer. */
-	static final Duration SKIP = Duration.ofSeconds(1);
+	public static final Duration SKIP = Duration.ofSeconds(1);
 
 	private final QueueContext context;
 
@@ -67,7 +76,7 @@ final class PartitionedReserve {
 
 	private final boolean inTurn;
 
-	PartitionedReserve(QueueContext context, JobReserver reserver, String queue, QueueKeys[] parts, int first,
+	public PartitionedReserve(QueueContext context, JobReserver reserver, String queue, QueueKeys[] parts, int first,
 			boolean inTurn) {
 		this.context = context;
 		this.reserver = reserver;
@@ -77,7 +86,7 @@ final class PartitionedReserve {
 		this.inTurn = inTurn;
 	}
 
-	Reservation reserve(int max, Duration lease, String workerId, Collection<JobRef> completions, int maxAttempts,
+	public Reservation reserve(int max, Duration lease, String workerId, Collection<JobRef> completions, int maxAttempts,
 			int startNow) {
 		int count = this.parts.length;
 		// per partition, the completions of its jobs not sent yet
@@ -218,7 +227,7 @@ final class PartitionedReserve {
 		Instant serverTime = Instant.EPOCH;
 
 		/** The codes of a complete call: refused (stale) and missing ones counted. */
-		void addCompletions(List<?> codes) {
+		public void addCompletions(List<?> codes) {
 			for (Object code : codes) {
 				long value = ScriptReplies.asLong(code);
 				if (value == 0) {
@@ -230,7 +239,7 @@ final class PartitionedReserve {
 			}
 		}
 
-		void add(Reservation part) {
+		public void add(Reservation part) {
 			this.jobs.addAll(part.jobs());
 			this.ahead.addAll(part.reservedAhead());
 			if (part.nextDue() != null && (this.nextDue == null || part.nextDue().isBefore(this.nextDue))) {
@@ -246,7 +255,7 @@ final class PartitionedReserve {
 			}
 		}
 
-		Reservation reservation() {
+		public Reservation reservation() {
 			return new Reservation(List.copyOf(this.jobs), this.nextDue, this.reclaimed, this.expired, this.refused,
 					this.missing, this.serverTime, List.copyOf(this.unsent), null, List.copyOf(this.ahead), this.cutShort);
 		}

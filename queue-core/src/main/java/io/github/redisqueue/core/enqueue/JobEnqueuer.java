@@ -1,4 +1,4 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue.core.enqueue;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -6,6 +6,16 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
+import io.github.redisqueue.core.EnqueueResult;
+import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.JobOutcome;
+import io.github.redisqueue.core.PayloadTooLargeException;
+import io.github.redisqueue.core.QueueOperations;
+import io.github.redisqueue.core.engine.QueueContext;
+import io.github.redisqueue.core.partition.JobRouting;
+import io.github.redisqueue.core.script.QueueKeys;
+import io.github.redisqueue.core.script.ScriptArgs;
+import io.github.redisqueue.core.script.ScriptReplies;
 import io.github.redisqueue.support.micrometer.QueueEnqueueContext;
 import io.github.redisqueue.support.micrometer.QueueEnqueueObservationConvention;
 import io.github.redisqueue.support.micrometer.QueueObservation;
@@ -13,8 +23,8 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
-import static io.github.redisqueue.core.ScriptArgs.encodeNumber;
-import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeNumber;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
 
 /**
  * The enqueue path of a template: serialization and the size limit, the observation of each

@@ -1,4 +1,4 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue.core.batch;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -8,21 +8,35 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
+import io.github.redisqueue.core.Batch;
+import io.github.redisqueue.core.BatchBuilder;
+import io.github.redisqueue.core.BatchState;
+import io.github.redisqueue.core.BatchStatus;
+import io.github.redisqueue.core.DurableEnqueue;
+import io.github.redisqueue.core.JobOutcome;
+import io.github.redisqueue.core.JobResult;
+import io.github.redisqueue.core.PayloadTooLargeException;
+import io.github.redisqueue.core.QueueBatchException;
+import io.github.redisqueue.core.engine.QueueContext;
+import io.github.redisqueue.core.enqueue.JobEnqueuer;
+import io.github.redisqueue.core.script.InspectReplies;
+import io.github.redisqueue.core.script.QueueKeys;
+import io.github.redisqueue.core.script.ScriptReplies;
 import org.jspecify.annotations.Nullable;
 
-import static io.github.redisqueue.core.ScriptArgs.encodeAscii;
-import static io.github.redisqueue.core.ScriptArgs.encodeNumber;
-import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeAscii;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeNumber;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
 
 /**
  * The batches of a template: every call of {@code batch.lua} (open, feed, seal, cancel, read), and
  * the two ends of a finished batch through {@link BatchCompletions}. {@link Batch},
  * {@link BatchBuilder} and the template's batch operations go through it.
  */
-final class QueueBatches {
+public final class QueueBatches {
 
 	/** Most sub-jobs one script call adds, cancels, or returns results of. */
-	static final int CHUNK = 1000;
+	public static final int CHUNK = 1000;
 
 	private final QueueContext context;
 
@@ -36,12 +50,12 @@ final class QueueBatches {
 		this.completions = new BatchCompletions(context, enqueuer, this);
 	}
 
-	Optional<BatchStatus> status(String queue, String batchId) {
+	public Optional<BatchStatus> status(String queue, String batchId) {
 		List<Object> reply = run(queue, "status", batchId);
 		return reply.isEmpty() ? Optional.empty() : Optional.of(InspectReplies.batchStatus(queue, batchId, reply, 0));
 	}
 
-	BatchStatus cancel(String queue, String batchId) {
+	public BatchStatus cancel(String queue, String batchId) {
 		List<Object> reply;
 		do {
 			reply = run(queue, "cancel", batchId, encodeNumber(CHUNK));
@@ -54,7 +68,7 @@ final class QueueBatches {
 		return status(queue, batchId).orElseThrow(() -> QueueBatchException.missing(queue, batchId));
 	}
 
-	<T> List<JobResult<T>> results(String queue, String batchId, long offset, int count, Class<T> type) {
+	public <T> List<JobResult<T>> results(String queue, String batchId, long offset, int count, Class<T> type) {
 		if (offset < 0 || count < 1 || count > CHUNK) {
 			throw new IllegalArgumentException("Result page offset " + offset + ", count " + count
 					+ " is out of range: the offset must be 0 or more and the count from 1 to " + CHUNK);
@@ -77,7 +91,8 @@ final class QueueBatches {
 		return results;
 	}
 
-	Batch open(String queue, @Nullable String id, int maxConcurrency, int priority,
+	/** Opens a batch; returns its id. */
+	public String open(String queue, @Nullable String id, int maxConcurrency, int priority,
 			@Nullable String completionQueue, @Nullable Object completionPayload, @Nullable Integer maxAttempts,
 			Map<String, String> headerValues) {
 		QueueKeys k = (id != null) ? this.context.keysFor(queue, id) : this.context.partitioning().keysForNew(queue, null);
@@ -97,10 +112,10 @@ final class QueueBatches {
 			throw new QueueBatchException("Queue '" + queue + "' has a batch '" + batchId + "' already; batch ids are "
 					+ "unique per queue for as long as a batch is kept (its retention after it finished)");
 		}
-		return new Batch(this, queue, batchId);
+		return batchId;
 	}
 
-	List<String> add(String queue, String batchId, Collection<?> payloads) {
+	public List<String> add(String queue, String batchId, Collection<?> payloads) {
 		List<byte[]> serialized = this.enqueuer.serializePayloads(queue, payloads);
 		List<String> ids = new ArrayList<>(serialized.size());
 		int chunk = Math.min(CHUNK, this.context.settings().enqueueChunk());
@@ -126,7 +141,7 @@ final class QueueBatches {
 		return ids;
 	}
 
-	BatchStatus seal(String queue, String batchId) {
+	public BatchStatus seal(String queue, String batchId) {
 		List<Object> reply = run(queue, "seal", batchId);
 		String state = ScriptReplies.text(reply.get(1));
 		if (ScriptReplies.asLong(reply.get(0)) != 1) {
@@ -157,12 +172,12 @@ final class QueueBatches {
 	}
 
 	/** Runs an operation on one batch, in the partition that holds it. */
-	List<Object> run(String queue, String op, String batchId, byte[]... more) {
+	public List<Object> run(String queue, String op, String batchId, byte[]... more) {
 		return run(this.context.keysFor(queue, batchId), op, batchId, more);
 	}
 
 	/** Runs an operation of the batch script in one partition of a queue. */
-	List<Object> run(QueueKeys k, String op, String batchId, byte[]... more) {
+	public List<Object> run(QueueKeys k, String op, String batchId, byte[]... more) {
 		List<byte[]> args = new ArrayList<>(2 + more.length);
 		args.add(encodeAscii(op));
 		args.add(encodeUtf8(batchId));
@@ -170,13 +185,13 @@ final class QueueBatches {
 		return this.context.executor().run(this.context.executor().scripts().batch(), k, args);
 	}
 
-	CompletableFuture<BatchStatus> watch(String queue, String batchId) {
+	public CompletableFuture<BatchStatus> watch(String queue, String batchId) {
 		this.context.partitions(queue);
 		return this.completions.watch(queue, batchId);
 	}
 
 	/** Hand off the completion jobs of the finished batches of every partition of a queue. */
-	int forward(String queue) {
+	public int forward(String queue) {
 		int handed = 0;
 		for (QueueKeys k : this.context.partitions(queue)) {
 			handed += this.completions.forward(queue, k);
@@ -185,11 +200,11 @@ final class QueueBatches {
 	}
 
 	/** Hand off the completion jobs of one partition's finished batches; see {@link BatchCompletions#forward}. */
-	int forward(String queue, QueueKeys k) {
+	public int forward(String queue, QueueKeys k) {
 		return this.completions.forward(queue, k);
 	}
 
-	void stop() {
+	public void stop() {
 		this.completions.stop();
 	}
 

@@ -1,9 +1,18 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue.core.engine;
 
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Consumer;
 
+import io.github.redisqueue.core.DurableEnqueue;
+import io.github.redisqueue.core.JobEvents;
+import io.github.redisqueue.core.JobOutcome;
+import io.github.redisqueue.core.QueueScripts;
+import io.github.redisqueue.core.QueueSettings;
+import io.github.redisqueue.core.partition.QueuePartitions;
+import io.github.redisqueue.core.script.QueueKeys;
+import io.github.redisqueue.core.script.QueueRegistration;
+import io.github.redisqueue.core.script.QueueScriptExecutor;
 import io.github.redisqueue.support.converter.JobConversionException;
 import io.github.redisqueue.support.converter.JobSerializer;
 import org.slf4j.Logger;

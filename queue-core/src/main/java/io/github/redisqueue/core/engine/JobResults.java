@@ -1,16 +1,17 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue.core.engine;
 
 import java.util.Optional;
 
 import io.github.redisqueue.QueueException;
+import io.github.redisqueue.core.script.QueueKeys;
 
-import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
 
 /**
  * Handler results of a template: one string per job under {@code <queue tag>:result:<id>},
  * serialized like payloads, kept for the result retention and refused past the size limit.
  */
-final class JobResults {
+public final class JobResults {
 
 	private final QueueContext context;
 
@@ -18,7 +19,7 @@ final class JobResults {
 		this.context = context;
 	}
 
-	boolean store(String queue, String jobId, Object result) {
+	public boolean store(String queue, String jobId, Object result) {
 		QueueKeys k = this.context.partitioning().keysForJob(queue, jobId);
 		if (this.context.settings().resultRetention().isZero()) {
 			return false;
@@ -35,7 +36,7 @@ final class JobResults {
 		return true;
 	}
 
-	<T> Optional<T> read(String queue, String jobId, Class<T> type) {
+	public <T> Optional<T> read(String queue, String jobId, Class<T> type) {
 		byte[] raw = this.context.executor().redis().opsForValue().get(encodeUtf8(this.context.partitioning().keysForJob(queue, jobId).resultKey(jobId)));
 		return (raw != null) ? Optional.of(this.context.serializer().deserialize(raw, type)) : Optional.empty();
 	}

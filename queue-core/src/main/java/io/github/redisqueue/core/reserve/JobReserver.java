@@ -1,4 +1,4 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue.core.reserve;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -6,10 +6,23 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 
+import io.github.redisqueue.core.JobIds;
+import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.JobOutcome;
+import io.github.redisqueue.core.JobRef;
+import io.github.redisqueue.core.QueueOperations;
+import io.github.redisqueue.core.RateLimit;
+import io.github.redisqueue.core.Reservation;
+import io.github.redisqueue.core.WorkerIds;
+import io.github.redisqueue.core.batch.QueueBatches;
+import io.github.redisqueue.core.engine.QueueContext;
+import io.github.redisqueue.core.script.QueueKeys;
+import io.github.redisqueue.core.script.ScriptArgs;
+import io.github.redisqueue.core.script.ScriptReplies;
 import org.jspecify.annotations.Nullable;
 
-import static io.github.redisqueue.core.ScriptArgs.encodeNumber;
-import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeNumber;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
 
 /**
  * The reserve path of a template: the checks of a reserve call, the reserve script on a queue of
