@@ -4,6 +4,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import io.github.redisqueue.core.batch.QueueBatches;
+
 /**
  * A handle on one batch of sub-jobs of a queue: feed it while it is open, seal it, follow its
  * progress, wait for its end, read its results, or cancel it. Obtained from

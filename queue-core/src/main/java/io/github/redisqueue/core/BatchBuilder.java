@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
+import io.github.redisqueue.core.batch.QueueBatches;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -176,8 +177,8 @@ public final class BatchBuilder {
 	 * @throws QueueBatchException if a batch of the given id exists
 	 */
 	public Batch open() {
-		Batch batch = this.batches.open(this.queue, this.id, this.maxConcurrency, this.priority,
-				this.completionQueue, this.completionPayload, this.maxAttempts, this.headers);
+		Batch batch = new Batch(this.batches, this.queue, this.batches.open(this.queue, this.id, this.maxConcurrency,
+				this.priority, this.completionQueue, this.completionPayload, this.maxAttempts, this.headers));
 		if (!this.payloads.isEmpty()) {
 			batch.addAll(this.payloads);
 		}

@@ -30,7 +30,7 @@ public enum BatchState {
 		return this == COMPLETED || this == CANCELLED;
 	}
 
-	static BatchState of(String value) {
+	public static BatchState of(String value) {
 		return switch (value) {
 			case "open" -> OPEN;
 			case "sealed" -> SEALED;

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.List;
 
 import io.github.redisqueue.QueueException;
+import io.github.redisqueue.core.script.QueueKeys;
+import io.github.redisqueue.core.script.QueueScriptExecutor;
 
 import org.springframework.dao.QueryTimeoutException;
 
@@ -40,7 +42,7 @@ public record DurableEnqueue(int replicas, Duration timeout) {
 	 * Runs the enqueue script, waiting for Redis at most {@code timeout} and then for the replicas,
 	 * and turns a timeout or an exhausted sequence into a {@link QueueException}.
 	 */
-	List<Object> run(QueueScriptExecutor executor, String queue, QueueKeys k, List<byte[]> extraKeys,
+	public List<Object> run(QueueScriptExecutor executor, String queue, QueueKeys k, List<byte[]> extraKeys,
 			List<byte[]> args, Duration timeout) {
 		try {
 			if (this.replicas > 0) {
@@ -65,7 +67,7 @@ public record DurableEnqueue(int replicas, Duration timeout) {
 	 * Adds sub-jobs to a batch ({@code args} of {@code batch.lua}'s 'add') and waits for the
 	 * replicas; fewer in time fail with a {@link QueueException}.
 	 */
-	List<Object> runBatchAdd(QueueScriptExecutor executor, String queue, String batchId, QueueKeys k,
+	public List<Object> runBatchAdd(QueueScriptExecutor executor, String queue, String batchId, QueueKeys k,
 			List<byte[]> args, Duration timeout) {
 		QueueScriptExecutor.Replicated replicated = executor.runReplicated(executor.scripts().batch(), k, List.of(),
 				args, timeout, this.replicas, this.timeout);

@@ -54,7 +54,7 @@ public final class JobIds {
 	}
 
 	/** Check the ids of job references (see {@link #validate}). */
-	static void validateRefs(Collection<JobRef> jobs) {
+	public static void validateRefs(Collection<JobRef> jobs) {
 		jobs.forEach((job) -> validate(job.id()));
 	}
 

@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.github.redisqueue.core.partition.JobRouting;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -181,7 +182,7 @@ public final class JobOptions {
 	 * duplicates hold across partitions; {@link JobRouting} refuses a job whose keys differ);
 	 * {@code null} when the job has none of them and may go to any partition.
 	 */
-	@Nullable String routingKey() {
+	public @Nullable String routingKey() {
 		if (this.partitionKey != null) {
 			return this.partitionKey;
 		}
@@ -383,7 +384,7 @@ public final class JobOptions {
 			return new JobOptions(this);
 		}
 
-		static String abbreviate(String value) {
+		public static String abbreviate(String value) {
 			return (value.length() > 40) ? value.substring(0, 40) + "..." : value;
 		}
 

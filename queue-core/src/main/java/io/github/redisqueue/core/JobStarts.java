@@ -5,6 +5,13 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 
+import io.github.redisqueue.core.engine.QueueContext;
+import io.github.redisqueue.core.partition.QueuePartitions;
+import io.github.redisqueue.core.reserve.JobReserver;
+import io.github.redisqueue.core.script.QueueKeys;
+import io.github.redisqueue.core.script.QueueScriptExecutor;
+import io.github.redisqueue.core.script.ScriptArgs;
+import io.github.redisqueue.core.script.ScriptReplies;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.core.script.RedisScript;
@@ -20,13 +27,16 @@ import org.springframework.data.redis.core.script.RedisScript;
  */
 public final class JobStarts {
 
-	private final QueueTemplate template;
+	private final QueueContext context;
+
+	private final JobReserver reserver;
 
 	/**
 	 * @param template the engine
 	 */
 	public JobStarts(QueueTemplate template) {
-		this.template = template;
+		this.context = template.context();
+		this.reserver = template.reserver();
 	}
 
 	/**
@@ -42,7 +52,7 @@ public final class JobStarts {
 	 * @throws RuntimeException when no partition's call answered
 	 */
 	public Result startAndComplete(String queue, Collection<JobRef> started, Collection<JobRef> completions) {
-		QueueKeys[] parts = this.template.partitions(queue);
+		QueueKeys[] parts = this.context.partitions(queue);
 		List<JobRef> starts = List.copyOf(started);
 		List<JobRef> acks = List.copyOf(completions);
 		List<List<Integer>> startsAt = positions(starts, parts.length);
@@ -51,18 +61,18 @@ public final class JobStarts {
 		List<RedisScript<?>> calls = new ArrayList<>();
 		List<QueueKeys> keys = new ArrayList<>();
 		List<List<byte[]>> args = new ArrayList<>();
-		byte[] retention = ScriptArgs.encodeNumber(this.template.getSettings().completedRetention().toMillis());
+		byte[] retention = ScriptArgs.encodeNumber(this.context.settings().completedRetention().toMillis());
 		for (int p = 0; p < parts.length; p++) {
 			if (startsAt.get(p).isEmpty() && acksAt.get(p).isEmpty()) {
 				continue;
 			}
 			called.add(p);
-			calls.add(this.template.executor().scripts().complete());
+			calls.add(this.context.executor().scripts().complete());
 			keys.add(parts[p]);
 			args.add(ScriptArgs.completeArgs(retention, startsAt.get(p).stream().map(starts::get).toList(),
 					acksAt.get(p).stream().map(acks::get).toList()));
 		}
-		QueueScriptExecutor.Each each = this.template.executor().runEach(calls, keys, args);
+		QueueScriptExecutor.Each each = this.context.executor().runEach(calls, keys, args);
 		List<AckResult> startResults = new ArrayList<>(Collections.nCopies(starts.size(), null));
 		List<AckResult> ackResults = new ArrayList<>(Collections.nCopies(acks.size(), null));
 		RuntimeException failure = null;
@@ -74,7 +84,7 @@ public final class JobStarts {
 				continue;
 			}
 			int p = called.get(i);
-			List<?> raw = this.template.completedOn(queue, parts[p], each.reply(i));
+			List<?> raw = this.reserver.completedOn(queue, parts[p], each.reply(i));
 			List<AckResult> codes = ScriptReplies.ackResults(raw);
 			List<Integer> s = startsAt.get(p);
 			List<Integer> a = acksAt.get(p);
@@ -84,7 +94,7 @@ public final class JobStarts {
 			for (int j = 0; j < a.size(); j++) {
 				ackResults.set(a.get(j), codes.get(s.size() + j));
 			}
-			this.template.record(queue, JobOutcome.COMPLETED, ScriptReplies.acknowledged(raw.subList(s.size(), raw.size())));
+			this.context.record(queue, JobOutcome.COMPLETED, ScriptReplies.acknowledged(raw.subList(s.size(), raw.size())));
 		}
 		if (failure != null && failures == called.size()) {
 			throw failure;
@@ -98,7 +108,7 @@ public final class JobStarts {
 			positions.add(new ArrayList<>());
 		}
 		for (int i = 0; i < jobs.size(); i++) {
-			positions.get(QueueTemplate.partitionOfId(jobs.get(i).id(), count)).add(i);
+			positions.get(QueuePartitions.partitionOfId(jobs.get(i).id(), count)).add(i);
 		}
 		return positions;
 	}

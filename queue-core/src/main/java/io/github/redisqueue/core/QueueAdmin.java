@@ -15,17 +15,23 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentSkipListSet;
 
+import io.github.redisqueue.core.batch.QueueBatches;
+import io.github.redisqueue.core.engine.JobPages;
+import io.github.redisqueue.core.engine.QueueContext;
+import io.github.redisqueue.core.engine.WorkerRegistry;
+import io.github.redisqueue.core.script.InspectReplies;
+import io.github.redisqueue.core.script.QueueKeys;
+import io.github.redisqueue.core.script.QueueScriptExecutor;
+import io.github.redisqueue.core.script.ScriptReplies;
 import io.lettuce.core.cluster.SlotHash;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.data.redis.core.RedisCallback;
-
-import static io.github.redisqueue.core.ScriptReplies.EMPTY;
-import static io.github.redisqueue.core.ScriptArgs.encodeAscii;
-import static io.github.redisqueue.core.ScriptArgs.encodeNumber;
-import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
-import static io.github.redisqueue.core.ScriptReplies.text;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeAscii;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeNumber;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
+import static io.github.redisqueue.core.script.ScriptReplies.EMPTY;
+import static io.github.redisqueue.core.script.ScriptReplies.text;
 
 /**
  * The Redis implementation of {@link QueueAdminOperations}, built on a {@link QueueTemplate}
@@ -79,6 +85,10 @@ public class QueueAdmin implements QueueAdminOperations {
 
 	private final QueueTemplate template;
 
+	private final QueueContext context;
+
+	private final QueueBatches batches;
+
 	private final QueueScriptExecutor executor;
 
 	private final QueueSettings settings;
@@ -96,10 +106,12 @@ public class QueueAdmin implements QueueAdminOperations {
 	 */
 	public QueueAdmin(QueueTemplate template) {
 		this.template = template;
-		this.executor = template.executor();
-		this.settings = template.getSettings();
-		this.workers = new WorkerRegistry(this.executor, this.settings.keyPrefix(), template::partitions);
-		this.jobPages = new JobPages(template);
+		this.context = template.context();
+		this.batches = template.batches();
+		this.executor = this.context.executor();
+		this.settings = this.context.settings();
+		this.workers = new WorkerRegistry(this.executor, this.settings.keyPrefix(), this.context::partitions);
+		this.jobPages = new JobPages(this.context);
 	}
 
 	/** The template this admin works on. */
@@ -119,9 +131,9 @@ public class QueueAdmin implements QueueAdminOperations {
 
 	@Override
 	public QueueCounts counts(String queue) {
-		QueueKeys[] parts = this.template.partitions(queue);
+		QueueKeys[] parts = this.context.partitions(queue);
 		if (parts.length == 1) {
-			return ScriptReplies.counts(queue,
+			return InspectReplies.counts(queue,
 					this.executor.run(this.executor.scripts().inspect(), parts[0], List.of(EMPTY)));
 		}
 		return counts(List.of(queue)).get(queue);
@@ -139,7 +151,7 @@ public class QueueAdmin implements QueueAdminOperations {
 		Map<String, QueueCounts> counts = new LinkedHashMap<>();
 		int at = 0;
 		for (String name : names) {
-			int parts = this.template.partitions(name).length;
+			int parts = this.context.partitions(name).length;
 			counts.put(name, counts(name, replies.subList(at, at + parts)));
 			at += parts;
 		}
@@ -155,22 +167,22 @@ public class QueueAdmin implements QueueAdminOperations {
 	 */
 	@Override
 	public List<PartitionCounts> partitionCounts(String queue) {
-		QueueKeys[] parts = this.template.partitions(queue);
+		QueueKeys[] parts = this.context.partitions(queue);
 		List<Object> replies = this.executor.pipelined(inspectCalls(queue));
 		List<PartitionCounts> result = new ArrayList<>(parts.length);
 		for (int i = 0; i < parts.length; i++) {
 			String tag = parts[i].hashTag();
 			result.add(new PartitionCounts(parts[i].name(), i, tag, SlotHash.getSlot(tag),
-					ScriptReplies.counts(queue, list(replies.get(i)))));
+					InspectReplies.counts(queue, list(replies.get(i)))));
 		}
 		return result;
 	}
 
 	/** The counts of a queue from the inspect replies of its partitions, summed. */
 	private static QueueCounts counts(String queue, List<Object> replies) {
-		QueueCounts total = ScriptReplies.counts(queue, list(replies.get(0)));
+		QueueCounts total = InspectReplies.counts(queue, list(replies.get(0)));
 		for (int i = 1; i < replies.size(); i++) {
-			total = total.plus(ScriptReplies.counts(queue, list(replies.get(i))));
+			total = total.plus(InspectReplies.counts(queue, list(replies.get(i))));
 		}
 		return total;
 	}
@@ -187,11 +199,11 @@ public class QueueAdmin implements QueueAdminOperations {
 		if (replies.get(0) instanceof Collection<?> members) {
 			members.forEach((member) -> names.add(text(member)));
 		}
-		List<WorkerInfo> workers = this.workers.workers(ScriptReplies.workerPage(list(replies.get(1))));
+		List<WorkerInfo> workers = this.workers.workers(InspectReplies.workerPage(list(replies.get(1))));
 		Map<String, QueueCounts> counts = new TreeMap<>();
 		int at = 2;
 		for (String name : known) {
-			int parts = this.template.partitions(name).length;
+			int parts = this.context.partitions(name).length;
 			if (names.contains(name)) {
 				counts.put(name, counts(name, replies.subList(at, at + parts)));
 			}
@@ -208,9 +220,9 @@ public class QueueAdmin implements QueueAdminOperations {
 
 	@Override
 	public Optional<JobInfo> job(String queue, String id) {
-		List<Object> reply = this.executor.run(this.executor.scripts().inspect(), this.template.partitioning().keysForJob(queue, id),
+		List<Object> reply = this.executor.run(this.executor.scripts().inspect(), this.context.partitioning().keysForJob(queue, id),
 				List.of(encodeAscii("job"), encodeUtf8(id)));
-		return ScriptReplies.flatJob(queue, id, reply, (raw) -> this.template.headers(queue, raw));
+		return InspectReplies.flatJob(queue, id, reply, (raw) -> this.context.headers(queue, raw));
 	}
 
 	/**
@@ -239,7 +251,7 @@ public class QueueAdmin implements QueueAdminOperations {
 
 	@Override
 	public boolean deleteJob(String queue, String id) {
-		QueueKeys k = this.template.partitioning().keysForJob(queue, id);
+		QueueKeys k = this.context.partitioning().keysForJob(queue, id);
 		List<Object> reply = this.executor.run(this.executor.scripts().jobs(), k, List.of(JOBS_DELETE, encodeUtf8(id)));
 		long code = ScriptReplies.asLong(reply.get(ScriptReplies.JOBS_CODE));
 		if (code == ScriptReplies.JOBS_DELETE_ACTIVE) {
@@ -256,11 +268,11 @@ public class QueueAdmin implements QueueAdminOperations {
 
 	@Override
 	public boolean promote(String queue, String id) {
-		QueueKeys k = this.template.partitioning().keysForJob(queue, id);
+		QueueKeys k = this.context.partitioning().keysForJob(queue, id);
 		List<Object> reply = this.executor.run(this.executor.scripts().jobs(), k, List.of(JOBS_PROMOTE, encodeUtf8(id)));
 		long code = ScriptReplies.asLong(reply.get(ScriptReplies.JOBS_CODE));
 		if (code == ScriptReplies.JOBS_PROMOTE_DEAD && "expired".equals(text(reply.get(ScriptReplies.JOBS_PROMOTE_REASON)))) {
-			this.template.record(queue, JobOutcome.EXPIRED, 1);
+			this.context.record(queue, JobOutcome.EXPIRED, 1);
 		}
 		forwardFinishedBatches(queue, k, reply);
 		return code == ScriptReplies.JOBS_DONE;
@@ -270,7 +282,7 @@ public class QueueAdmin implements QueueAdminOperations {
 	private void forwardFinishedBatches(String queue, QueueKeys k, List<Object> reply) {
 		if (reply.size() > ScriptReplies.JOBS_BATCHES_DONE
 				&& ScriptReplies.asLong(reply.get(ScriptReplies.JOBS_BATCHES_DONE)) > 0) {
-			this.template.batches().forward(queue, k);
+			this.batches.forward(queue, k);
 		}
 	}
 
@@ -280,7 +292,7 @@ public class QueueAdmin implements QueueAdminOperations {
 			throw new IllegalArgumentException("Dead-letter page (offset " + offset + ", count " + count
 					+ ") is invalid: offset must be 0 or more and count from 1 to " + MAX_DEAD_LETTER_PAGE);
 		}
-		if (this.template.partitions(queue).length > 1) {
+		if (this.context.partitions(queue).length > 1) {
 			mergeDepth(offset, count);
 		}
 		// the dead index newest first, as a page of jobs: a partitioned queue's merged by time of death
@@ -311,10 +323,10 @@ public class QueueAdmin implements QueueAdminOperations {
 			throw new IllegalArgumentException("Batch page (offset " + offset + ", count " + count
 					+ ") is invalid: offset must be 0 or more and count from 1 to " + MAX_BATCH_PAGE);
 		}
-		QueueKeys[] parts = this.template.partitions(queue);
+		QueueKeys[] parts = this.context.partitions(queue);
 		if (parts.length == 1) {
-			return ScriptReplies.batchList(queue,
-					this.template.batches().run(parts[0], "list", "", encodeNumber(offset), encodeNumber(count)));
+			return InspectReplies.batchList(queue,
+					this.batches.run(parts[0], "list", "", encodeNumber(offset), encodeNumber(count)));
 		}
 		// the creation times of each partition's first offset + count, in slices, merged to learn
 		// which run of each partition the page holds; then those runs only
@@ -324,7 +336,7 @@ public class QueueAdmin implements QueueAdminOperations {
 			List<Object> all = new ArrayList<>();
 			for (int from = 0; from < depth; from += JobPages.SCORE_SLICE) {
 				int slice = Math.min(JobPages.SCORE_SLICE, depth - from);
-				List<Object> reply = this.template.batches()
+				List<Object> reply = this.batches
 					.run(parts[p], "list", "", encodeNumber(from), encodeNumber(slice), BATCH_SCORES);
 				all.addAll(reply);
 				if (reply.size() < slice) {
@@ -339,7 +351,7 @@ public class QueueAdmin implements QueueAdminOperations {
 		List<BatchStatus> page = new ArrayList<>(count);
 		for (int p = 0; p < parts.length; p++) {
 			if (onPage[p] > 0) {
-				page.addAll(ScriptReplies.batchList(queue, this.template.batches()
+				page.addAll(InspectReplies.batchList(queue, this.batches
 					.run(parts[p], "list", "", encodeNumber(before[p]), encodeNumber(onPage[p]))));
 			}
 		}
@@ -379,7 +391,7 @@ public class QueueAdmin implements QueueAdminOperations {
 	}
 
 	private long deadOp(String queue, byte[] op, String id) {
-		return ScriptReplies.deadOp(this.executor.run(this.executor.scripts().dead(), this.template.partitioning().keysForJob(queue, id),
+		return InspectReplies.deadOp(this.executor.run(this.executor.scripts().dead(), this.context.partitioning().keysForJob(queue, id),
 				List.of(op, encodeNumber(1), ANY_TIME, groupCap(queue), encodeUtf8(id)))).touched();
 	}
 
@@ -397,7 +409,7 @@ public class QueueAdmin implements QueueAdminOperations {
 	 */
 	private long deadOpAll(String queue, byte[] op) {
 		long total = 0;
-		for (QueueKeys k : this.template.partitions(queue)) {
+		for (QueueKeys k : this.context.partitions(queue)) {
 			total += deadOpAll(k, op, groupCap(queue));
 		}
 		return total;
@@ -411,7 +423,7 @@ public class QueueAdmin implements QueueAdminOperations {
 		long total = 0;
 		byte[] before = ANY_TIME;
 		while (true) {
-			ScriptReplies.DeadOpReply reply = ScriptReplies
+			InspectReplies.DeadOpReply reply = InspectReplies
 				.deadOp(this.executor.run(this.executor.scripts().dead(), k, List.of(op, encodeNumber(batch), before, groupCap)));
 			total += reply.touched();
 			if (reply.touched() + reply.refused() < batch) {
@@ -427,7 +439,7 @@ public class QueueAdmin implements QueueAdminOperations {
 	@Override
 	public boolean pause(String queue) {
 		boolean paused = false;
-		for (QueueKeys k : this.template.partitions(queue)) {
+		for (QueueKeys k : this.context.partitions(queue)) {
 			paused |= Boolean.TRUE.equals(this.executor.redis().opsForValue().setIfAbsent(k.paused(), encodeAscii("1")));
 		}
 		return paused;
@@ -437,7 +449,7 @@ public class QueueAdmin implements QueueAdminOperations {
 	@Override
 	public boolean resume(String queue) {
 		boolean resumed = false;
-		for (QueueKeys k : this.template.partitions(queue)) {
+		for (QueueKeys k : this.context.partitions(queue)) {
 			if (!Boolean.TRUE.equals(this.executor.redis().delete(k.paused()))) {
 				continue;
 			}
@@ -459,7 +471,7 @@ public class QueueAdmin implements QueueAdminOperations {
 	@Override
 	public ReapResult reapOnce(String queue) {
 		ReapResult total = ReapResult.NONE;
-		for (QueueKeys k : this.template.partitions(queue)) {
+		for (QueueKeys k : this.context.partitions(queue)) {
 			total = total.plus(reapOnce(queue, k));
 		}
 		return total;
@@ -472,14 +484,14 @@ public class QueueAdmin implements QueueAdminOperations {
 		List<Object> reply = this.executor.run(this.executor.scripts().reap(), k, args);
 		ReapResult result = ScriptReplies.reapResult(reply);
 		if (ScriptReplies.asLong(reply.get(ScriptReplies.REAP_BATCHES_DONE)) > 0) {
-			this.template.batches().forward(queue, k);
+			this.batches.forward(queue, k);
 		}
 		if (result.abandoned() > 0) {
 			logger.info("Took back {} jobs of queue '{}' held by workers whose heartbeat ran out", result.abandoned(),
 					queue);
 		}
-		this.template.record(queue, JobOutcome.REAPED, result.reclaimed() + result.abandoned());
-		this.template.record(queue, JobOutcome.EXPIRED, result.expired());
+		this.context.record(queue, JobOutcome.REAPED, result.reclaimed() + result.abandoned());
+		this.context.record(queue, JobOutcome.EXPIRED, result.expired());
 		return result;
 	}
 
@@ -519,7 +531,7 @@ public class QueueAdmin implements QueueAdminOperations {
 
 	/** The inspect calls of every partition of a queue, in partition order. */
 	private List<QueueScriptExecutor.Command> inspectCalls(String queue) {
-		QueueKeys[] parts = this.template.partitions(queue);
+		QueueKeys[] parts = this.context.partitions(queue);
 		List<QueueScriptExecutor.Command> calls = new ArrayList<>(parts.length);
 		for (QueueKeys k : parts) {
 			calls.add(QueueScriptExecutor.ScriptCall.of(this.executor.scripts().inspect(), k, List.of(EMPTY)));

@@ -20,7 +20,7 @@ public class QueueBatchException extends QueueException {
 		super(message);
 	}
 
-	static QueueBatchException missing(String queue, String id) {
+	public static QueueBatchException missing(String queue, String id) {
 		return new QueueBatchException("Queue '" + queue + "' has no batch '" + id
 				+ "': it was never opened, or it finished longer ago than its retention");
 	}

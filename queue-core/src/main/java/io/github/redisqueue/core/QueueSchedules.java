@@ -6,13 +6,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.redisqueue.core.engine.QueueContext;
+import io.github.redisqueue.core.script.QueueKeys;
 import org.jspecify.annotations.Nullable;
 
-import static io.github.redisqueue.core.ScriptReplies.asLong;
-import static io.github.redisqueue.core.ScriptArgs.encodeAscii;
-import static io.github.redisqueue.core.ScriptArgs.encodeNumber;
-import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
-import static io.github.redisqueue.core.ScriptReplies.text;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeAscii;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeNumber;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
+import static io.github.redisqueue.core.script.ScriptReplies.asLong;
+import static io.github.redisqueue.core.script.ScriptReplies.text;
 
 /**
  * The Redis side of recurring jobs: each tick of a schedule is fired by one script call on the
@@ -38,14 +40,14 @@ public class QueueSchedules {
 
 	private static final byte[] PASS = encodeAscii("pass");
 
-	private final QueueTemplate template;
+	private final QueueContext context;
 
 	/**
 	 * Recurring jobs enqueued with a template's connection, serializer and settings.
 	 * @param template the template
 	 */
 	public QueueSchedules(QueueTemplate template) {
-		this.template = template;
+		this.context = template.context();
 	}
 
 	/**
@@ -56,8 +58,8 @@ public class QueueSchedules {
 	 */
 	public ScheduleFiring.State peek(String queue, String schedule) {
 		QueueKeys k = keys(queue, schedule);
-		List<Object> reply = this.template.executor().runWithin(this.template.executor().scripts().schedule(), k,
-				List.of(stateKey(k)), List.of(PEEK, encodeUtf8(schedule)), this.template.getEnqueueTimeout());
+		List<Object> reply = this.context.executor().runWithin(this.context.executor().scripts().schedule(), k,
+				List.of(stateKey(k)), List.of(PEEK, encodeUtf8(schedule)), this.context.enqueueTimeout());
 		String last = text(reply.get(1));
 		return new ScheduleFiring.State(Instant.ofEpochMilli(asLong(reply.get(0))),
 				last.isEmpty() ? null : Instant.ofEpochMilli(Long.parseLong(last)));
@@ -77,18 +79,18 @@ public class QueueSchedules {
 	 */
 	public ScheduleFiring fire(String queue, String schedule, Instant tick, @Nullable Instant previousTick,
 			MissedTicks missed, Duration grace, byte[] payload) {
-		if (payload.length > this.template.getSettings().maxPayloadBytes()) {
-			throw new PayloadTooLargeException(queue, payload.length, this.template.getSettings().maxPayloadBytes());
+		if (payload.length > this.context.settings().maxPayloadBytes()) {
+			throw new PayloadTooLargeException(queue, payload.length, this.context.settings().maxPayloadBytes());
 		}
 		QueueKeys k = keys(queue, schedule);
-		this.template.register(k);
+		this.context.register(k);
 		long before = (previousTick != null) ? previousTick.toEpochMilli() : 0;
 		List<byte[]> args = List.of(FIRE, encodeUtf8(schedule), encodeNumber(tick.toEpochMilli()), encodeNumber(before),
 				encodeAscii(missed.value()), encodeNumber(grace.toMillis()),
-				encodeNumber(this.template.getSettings().defaultMaxAttempts()), headers(schedule, tick),
+				encodeNumber(this.context.settings().defaultMaxAttempts()), headers(schedule, tick),
 				(previousTick != null) ? headers(schedule, previousTick) : headers(schedule, tick), payload);
-		List<Object> reply = this.template.executor().runWithin(this.template.executor().scripts().schedule(), k,
-				List.of(stateKey(k)), args, this.template.getEnqueueTimeout());
+		List<Object> reply = this.context.executor().runWithin(this.context.executor().scripts().schedule(), k,
+				List.of(stateKey(k)), args, this.context.enqueueTimeout());
 		Instant now = Instant.ofEpochMilli(asLong(reply.get(0)));
 		ScheduleFiring.Outcome outcome = switch (text(reply.get(1))) {
 			case "fired" -> ScheduleFiring.Outcome.FIRED;
@@ -100,7 +102,7 @@ public class QueueSchedules {
 			jobs.put(Instant.ofEpochMilli(asLong(reply.get(i))), text(reply.get(i + 1)));
 		}
 		if (!jobs.isEmpty()) {
-			this.template.record(queue, JobOutcome.ENQUEUED, jobs.size());
+			this.context.record(queue, JobOutcome.ENQUEUED, jobs.size());
 		}
 		return new ScheduleFiring(now, outcome, jobs);
 	}
@@ -114,8 +116,8 @@ public class QueueSchedules {
 	 */
 	public void pass(String queue, String schedule, Instant tick) {
 		QueueKeys k = keys(queue, schedule);
-		this.template.executor().runWithin(this.template.executor().scripts().schedule(), k, List.of(stateKey(k)),
-				List.of(PASS, encodeUtf8(schedule), encodeNumber(tick.toEpochMilli())), this.template.getEnqueueTimeout());
+		this.context.executor().runWithin(this.context.executor().scripts().schedule(), k, List.of(stateKey(k)),
+				List.of(PASS, encodeUtf8(schedule), encodeNumber(tick.toEpochMilli())), this.context.enqueueTimeout());
 	}
 
 	/**
@@ -129,7 +131,7 @@ public class QueueSchedules {
 	}
 
 	private QueueKeys keys(String queue, String schedule) {
-		return this.template.partitioning().keysForNew(queue, schedule);
+		return this.context.partitioning().keysForNew(queue, schedule);
 	}
 
 	private static byte[] stateKey(QueueKeys k) {
@@ -137,7 +139,7 @@ public class QueueSchedules {
 	}
 
 	private byte[] headers(String schedule, Instant tick) {
-		return this.template.getSerializer()
+		return this.context.serializer()
 			.serializeHeaders(Map.of(SCHEDULE_HEADER, schedule, TICK_HEADER, tick.toString()));
 	}
 

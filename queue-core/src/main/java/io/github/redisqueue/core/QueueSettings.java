@@ -1,13 +1,12 @@
 package io.github.redisqueue.core;
 
-import java.lang.management.ManagementFactory;
-import java.net.InetAddress;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.Locale;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.UnaryOperator;
+
 
 import org.jspecify.annotations.Nullable;
 
@@ -100,11 +99,7 @@ public final class QueueSettings {
 
 	private final int defaultGroupConcurrency;
 
-	private final Map<String, Integer> groupConcurrency;
-
-	private final Map<String, Integer> partitions;
-
-	private final Map<String, RateLimit> rateLimits;
+	private final Map<String, PerQueueSettings> queues;
 
 	private QueueSettings(Builder builder, String workerId) {
 		this.keyPrefix = builder.keyPrefix;
@@ -120,11 +115,9 @@ public final class QueueSettings {
 		this.maxResultBytes = builder.maxResultBytes;
 		this.batchRetention = builder.batchRetention;
 		this.defaultGroupConcurrency = builder.defaultGroupConcurrency;
-		this.groupConcurrency = Map.copyOf(builder.groupConcurrency);
-		Map<String, Integer> partitioned = new HashMap<>(builder.partitions);
-		partitioned.values().removeIf((value) -> value == 1);
-		this.partitions = Map.copyOf(partitioned);
-		this.rateLimits = Map.copyOf(builder.rateLimits);
+		Map<String, PerQueueSettings> queues = new HashMap<>(builder.queues);
+		queues.values().removeIf(PerQueueSettings.DEFAULT::equals);
+		this.queues = Map.copyOf(queues);
 	}
 
 	/**
@@ -162,9 +155,7 @@ public final class QueueSettings {
 		builder.maxResultBytes = this.maxResultBytes;
 		builder.batchRetention = this.batchRetention;
 		builder.defaultGroupConcurrency = this.defaultGroupConcurrency;
-		builder.groupConcurrency.putAll(this.groupConcurrency);
-		builder.partitions.putAll(this.partitions);
-		builder.rateLimits.putAll(this.rateLimits);
+		builder.queues.putAll(this.queues);
 		return builder;
 	}
 
@@ -199,7 +190,8 @@ public final class QueueSettings {
 	 * @return the group concurrency of that queue, or the default
 	 */
 	public int groupConcurrency(String queue) {
-		return this.groupConcurrency.getOrDefault(queue, this.defaultGroupConcurrency);
+		Integer concurrency = queue(queue).groupConcurrency();
+		return (concurrency != null) ? concurrency : this.defaultGroupConcurrency;
 	}
 
 	/**
@@ -211,7 +203,7 @@ public final class QueueSettings {
 	 * @return the partitions of that queue, 1 when it has no setting
 	 */
 	public int partitions(String queue) {
-		return this.partitions.getOrDefault(queue, 1);
+		return queue(queue).partitions();
 	}
 
 	/**
@@ -223,7 +215,7 @@ public final class QueueSettings {
 	 * @return the limit, or {@code null} when the queue has none
 	 */
 	public @Nullable RateLimit rateLimit(String queue) {
-		return this.rateLimits.get(queue);
+		return queue(queue).rateLimit();
 	}
 
 	/**
@@ -231,7 +223,16 @@ public final class QueueSettings {
 	 * @return queue name to partition count
 	 */
 	public Map<String, Integer> partitionedQueues() {
-		return this.partitions;
+		return Map.copyOf(PerQueueSettings.collect(this.queues, PerQueueSettings::partitions, (value) -> value > 1));
+	}
+
+	/**
+	 * The settings of one queue.
+	 * @param queue the queue name
+	 * @return its settings, {@link PerQueueSettings#DEFAULT} when it has none of its own
+	 */
+	public PerQueueSettings queue(String queue) {
+		return this.queues.getOrDefault(queue, PerQueueSettings.DEFAULT);
 	}
 
 	/**
@@ -320,61 +321,28 @@ public final class QueueSettings {
 	 * identity.
 	 */
 	public static String defaultWorkerId() {
-		String host;
-		try {
-			host = InetAddress.getLocalHost().getHostName();
-		}
-		catch (Exception ex) {
-			host = null;
-		}
-		return defaultWorkerId(host, System.getenv("HOSTNAME"), ManagementFactory.getRuntimeMXBean().getPid());
+		return WorkerIds.defaultWorkerId();
 	}
 
 	static String defaultWorkerId(@Nullable String resolvedHost, @Nullable String hostVariable, long pid) {
-		String host = isDistinctive(resolvedHost) ? resolvedHost
-				: isDistinctive(hostVariable) ? hostVariable
-						: "unknown-" + Long.toHexString(new SecureRandom().nextLong() & 0xffffffffffL);
-		host = host.strip().replace('#', '-');
-		if (host.length() > 150) {
-			host = host.substring(0, 150);
-		}
-		return host + ":" + pid;
-	}
-
-	private static boolean isDistinctive(@Nullable String host) {
-		if (host == null || host.isBlank()) {
-			return false;
-		}
-		String name = host.strip().toLowerCase(Locale.ROOT);
-		return !name.equals("localhost") && !name.startsWith("localhost.");
+		return WorkerIds.defaultWorkerId(resolvedHost, hostVariable, pid);
 	}
 
 	@Override
 	public boolean equals(@Nullable Object other) {
-		if (this == other) {
-			return true;
-		}
-		if (!(other instanceof QueueSettings that)) {
-			return false;
-		}
-		return this.keyPrefix.equals(that.keyPrefix) && this.workerId.equals(that.workerId)
-				&& this.maxPayloadBytes == that.maxPayloadBytes && this.defaultMaxAttempts == that.defaultMaxAttempts
-				&& this.completedRetention.equals(that.completedRetention)
-				&& this.deadRetention.equals(that.deadRetention) && this.reclaimBatch == that.reclaimBatch
-				&& this.reapBatch == that.reapBatch && this.enqueueChunk == that.enqueueChunk
-				&& this.resultRetention.equals(that.resultRetention) && this.maxResultBytes == that.maxResultBytes
-				&& this.batchRetention.equals(that.batchRetention)
-				&& this.defaultGroupConcurrency == that.defaultGroupConcurrency
-				&& this.groupConcurrency.equals(that.groupConcurrency) && this.partitions.equals(that.partitions)
-				&& this.rateLimits.equals(that.rateLimits);
+		return (this == other) || (other instanceof QueueSettings that && values().equals(that.values()));
 	}
 
 	@Override
 	public int hashCode() {
-		return Objects.hash(this.keyPrefix, this.workerId, this.maxPayloadBytes, this.defaultMaxAttempts,
+		return values().hashCode();
+	}
+
+	private List<Object> values() {
+		return List.of(this.keyPrefix, this.workerId, this.maxPayloadBytes, this.defaultMaxAttempts,
 				this.completedRetention, this.deadRetention, this.reclaimBatch, this.reapBatch, this.enqueueChunk,
 				this.resultRetention, this.maxResultBytes, this.batchRetention, this.defaultGroupConcurrency,
-				this.groupConcurrency, this.partitions, this.rateLimits);
+				this.queues);
 	}
 
 	@Override
@@ -385,8 +353,10 @@ public final class QueueSettings {
 				+ this.reclaimBatch + ", reapBatch=" + this.reapBatch + ", enqueueChunk=" + this.enqueueChunk
 				+ ", resultRetention=" + this.resultRetention + ", maxResultBytes=" + this.maxResultBytes
 				+ ", batchRetention=" + this.batchRetention + ", defaultGroupConcurrency=" + this.defaultGroupConcurrency
-				+ ", groupConcurrency=" + this.groupConcurrency + ", partitions=" + this.partitions
-				+ ", rateLimits=" + this.rateLimits + "]";
+				+ ", groupConcurrency=" + PerQueueSettings.collect(this.queues, PerQueueSettings::groupConcurrency,
+						(value) -> true)
+				+ ", partitions=" + partitionedQueues() + ", rateLimits="
+				+ PerQueueSettings.collect(this.queues, PerQueueSettings::rateLimit, (value) -> true) + "]";
 	}
 
 	/**
@@ -395,37 +365,33 @@ public final class QueueSettings {
 	 */
 	public static final class Builder {
 
-		private String keyPrefix = DEFAULT_KEY_PREFIX;
+		String keyPrefix = DEFAULT_KEY_PREFIX;
 
-		private @Nullable String workerId;
+		@Nullable String workerId;
 
-		private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
+		int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
 
-		private int defaultMaxAttempts = DEFAULT_MAX_ATTEMPTS;
+		int defaultMaxAttempts = DEFAULT_MAX_ATTEMPTS;
 
-		private Duration completedRetention = DEFAULT_COMPLETED_RETENTION;
+		Duration completedRetention = DEFAULT_COMPLETED_RETENTION;
 
-		private Duration deadRetention = DEFAULT_DEAD_RETENTION;
+		Duration deadRetention = DEFAULT_DEAD_RETENTION;
 
-		private int reclaimBatch = DEFAULT_RECLAIM_BATCH;
+		int reclaimBatch = DEFAULT_RECLAIM_BATCH;
 
-		private int reapBatch = DEFAULT_REAP_BATCH;
+		int reapBatch = DEFAULT_REAP_BATCH;
 
-		private int enqueueChunk = DEFAULT_ENQUEUE_CHUNK;
+		int enqueueChunk = DEFAULT_ENQUEUE_CHUNK;
 
-		private Duration resultRetention = DEFAULT_RESULT_RETENTION;
+		Duration resultRetention = DEFAULT_RESULT_RETENTION;
 
-		private int maxResultBytes = DEFAULT_MAX_RESULT_BYTES;
+		int maxResultBytes = DEFAULT_MAX_RESULT_BYTES;
 
-		private Duration batchRetention = DEFAULT_BATCH_RETENTION;
+		Duration batchRetention = DEFAULT_BATCH_RETENTION;
 
-		private int defaultGroupConcurrency = DEFAULT_GROUP_CONCURRENCY;
+		int defaultGroupConcurrency = DEFAULT_GROUP_CONCURRENCY;
 
-		private final Map<String, Integer> groupConcurrency = new HashMap<>();
-
-		private final Map<String, Integer> partitions = new HashMap<>();
-
-		private final Map<String, RateLimit> rateLimits = new HashMap<>();
+		final Map<String, PerQueueSettings> queues = new HashMap<>();
 
 		private Builder() {
 		}
@@ -572,8 +538,7 @@ public final class QueueSettings {
 		 * @return this builder
 		 */
 		public Builder groupConcurrency(String queue, int groupConcurrency) {
-			this.groupConcurrency.put(Objects.requireNonNull(queue, "queue"), groupConcurrency);
-			return this;
+			return change(Objects.requireNonNull(queue, "queue"), (settings) -> settings.withGroupConcurrency(groupConcurrency));
 		}
 
 		/**
@@ -584,8 +549,8 @@ public final class QueueSettings {
 		 * @return this builder
 		 */
 		public Builder partitions(String queue, int partitions) {
-			this.partitions.put(QueueNames.validate(Objects.requireNonNull(queue, "queue")), partitions);
-			return this;
+			return change(QueueNames.validate(Objects.requireNonNull(queue, "queue")),
+					(settings) -> settings.withPartitions(partitions));
 		}
 
 		/**
@@ -598,12 +563,23 @@ public final class QueueSettings {
 		 */
 		public Builder rateLimit(String queue, @Nullable RateLimit rateLimit) {
 			QueueNames.validate(Objects.requireNonNull(queue, "queue"));
-			if (rateLimit != null) {
-				this.rateLimits.put(queue, rateLimit);
-			}
-			else {
-				this.rateLimits.remove(queue);
-			}
+			return change(queue, (settings) -> settings.withRateLimit(rateLimit));
+		}
+
+		/**
+		 * All the settings of the given queue at once, replacing those it had.
+		 * @param queue the queue name
+		 * @param settings its settings
+		 * @return this builder
+		 */
+		public Builder queue(String queue, PerQueueSettings settings) {
+			this.queues.put(QueueNames.validate(Objects.requireNonNull(queue, "queue")),
+					Objects.requireNonNull(settings, "settings"));
+			return this;
+		}
+
+		private Builder change(String queue, UnaryOperator<PerQueueSettings> change) {
+			this.queues.put(queue, change.apply(this.queues.getOrDefault(queue, PerQueueSettings.DEFAULT)));
 			return this;
 		}
 
@@ -613,73 +589,8 @@ public final class QueueSettings {
 		 * @throws IllegalArgumentException if a value breaks its rule
 		 */
 		public QueueSettings build() {
-			QueueNames.validatePrefix(this.keyPrefix);
-			String workerId = WorkerIds.validate((this.workerId != null) ? this.workerId : defaultWorkerId());
-			positive("Max payload size", this.maxPayloadBytes);
-			if (this.defaultMaxAttempts < 1 || this.defaultMaxAttempts > JobOptions.MAX_ATTEMPTS_LIMIT) {
-				throw new IllegalArgumentException("Default max attempts " + this.defaultMaxAttempts
-						+ " is out of range: it must be from 1 to " + JobOptions.MAX_ATTEMPTS_LIMIT);
-			}
-			notNegative("Completed-job retention", this.completedRetention);
-			notNegative("Dead-job retention", this.deadRetention);
-			batch("Reclaim batch", this.reclaimBatch);
-			batch("Reap batch", this.reapBatch);
-			positive("Enqueue chunk", this.enqueueChunk);
-			notNegative("Result retention", this.resultRetention);
-			atMost("Result retention", this.resultRetention);
-			positive("Max result size", this.maxResultBytes);
-			if (this.batchRetention.compareTo(Duration.ofMillis(1)) < 0) {
-				throw new IllegalArgumentException(
-						"Batch retention " + this.batchRetention + " is out of range: it must be 1 ms or more");
-			}
-			atMost("Batch retention", this.batchRetention);
-			cap("Default group concurrency", this.defaultGroupConcurrency);
-			this.groupConcurrency.forEach((queue, value) -> cap("Group concurrency of queue '" + queue + "'", value));
-			this.partitions.forEach((queue, value) -> {
-				if (value < 1 || value > MAX_PARTITIONS) {
-					throw new IllegalArgumentException("Partitions " + value + " of queue '" + queue
-							+ "' are out of range: they must be from 1 to " + MAX_PARTITIONS);
-				}
-			});
-			this.rateLimits.keySet().forEach((queue) -> {
-				if (this.partitions.getOrDefault(queue, 1) > 1) {
-					throw new IllegalArgumentException("Queue '" + queue + "' cannot have a rate limit: it is spread over "
-							+ this.partitions.get(queue) + " partitions, which keep no common window");
-				}
-			});
+			String workerId = QueueSettingsChecks.check(this);
 			return new QueueSettings(this, workerId);
-		}
-
-		private static void batch(String what, int value) {
-			if (value < 1 || value > MAX_BATCH) {
-				throw new IllegalArgumentException(
-						what + " " + value + " is out of range: it must be from 1 to " + MAX_BATCH);
-			}
-		}
-
-		private static void cap(String what, int value) {
-			if (value < 1 || value > MAX_CONCURRENCY_CAP) {
-				throw new IllegalArgumentException(
-						what + " " + value + " is out of range: it must be from 1 to " + MAX_CONCURRENCY_CAP);
-			}
-		}
-
-		private static void atMost(String what, Duration value) {
-			if (value.compareTo(JobOptions.MAX_WINDOW) > 0) {
-				throw new IllegalArgumentException(what + " " + value + " is out of range: it must be at most 3650 days");
-			}
-		}
-
-		private static void positive(String what, int value) {
-			if (value <= 0) {
-				throw new IllegalArgumentException(what + " " + value + " must be positive");
-			}
-		}
-
-		private static void notNegative(String what, Duration value) {
-			if (value.isNegative()) {
-				throw new IllegalArgumentException(what + " " + value + " must not be negative");
-			}
 		}
 
 	}

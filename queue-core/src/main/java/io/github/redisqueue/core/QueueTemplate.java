@@ -5,22 +5,27 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
 
 import io.github.redisqueue.QueueException;
+import io.github.redisqueue.core.batch.QueueBatches;
+import io.github.redisqueue.core.engine.JobResults;
+import io.github.redisqueue.core.engine.QueueContext;
+import io.github.redisqueue.core.enqueue.JobEnqueuer;
+import io.github.redisqueue.core.partition.QueuePartitions;
+import io.github.redisqueue.core.reserve.JobReserver;
+import io.github.redisqueue.core.script.QueueKeys;
+import io.github.redisqueue.core.script.QueueScriptExecutor;
+import io.github.redisqueue.core.script.ScriptArgs;
+import io.github.redisqueue.core.script.ScriptReplies;
+import io.github.redisqueue.core.wakeup.ListWaiter;
+import io.github.redisqueue.core.wakeup.QueueWakeups;
 import io.github.redisqueue.support.converter.JacksonJobSerializer;
 import io.github.redisqueue.support.converter.JobConversionException;
 import io.github.redisqueue.support.converter.JobSerializer;
-import io.github.redisqueue.support.micrometer.QueueEnqueueContext;
 import io.github.redisqueue.support.micrometer.QueueEnqueueObservationConvention;
-import io.github.redisqueue.support.micrometer.QueueObservation;
-import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -29,9 +34,9 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
-import static io.github.redisqueue.core.ScriptArgs.encodeAscii;
-import static io.github.redisqueue.core.ScriptArgs.encodeNumber;
-import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeAscii;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeNumber;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
 
 /**
  * The Redis implementation of {@link QueueOperations}: producing jobs and consuming them by
@@ -54,13 +59,13 @@ import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
 public class QueueTemplate implements QueueOperations, DisposableBean {
 
 	/** Shortest lease accepted. */
-	public static final Duration MIN_LEASE = Duration.ofMillis(10);
+	public static final Duration MIN_LEASE = JobReserver.MIN_LEASE;
 
 	/** Longest lease accepted. */
-	public static final Duration MAX_LEASE = Duration.ofDays(7);
+	public static final Duration MAX_LEASE = JobReserver.MAX_LEASE;
 
 	/** Most jobs one reserve call may take. */
-	public static final int MAX_RESERVE = 10_000;
+	public static final int MAX_RESERVE = JobReserver.MAX_RESERVE;
 
 	/** Longest wait for Redis to answer an enqueue, unless set otherwise. */
 	public static final Duration DEFAULT_ENQUEUE_TIMEOUT = Duration.ofSeconds(5);
@@ -77,33 +82,17 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 
 	private static final byte[] WORKER = encodeAscii("worker");
 
-	private final RedisConnectionFactory connectionFactory;
-
-	private final QueueScriptExecutor executor;
-
-	private final JobSerializer serializer;
-
-	private final QueueSettings settings;
+	private final QueueContext context;
 
 	private final QueueWakeups wakeups;
 
-	private final QueuePartitions partitioning;
+	private final JobEnqueuer enqueuer;
 
-	private final QueueRegistration registry;
+	private final QueueBatches batches;
 
-	private volatile JobEvents events = JobEvents.NONE;
+	private final JobReserver reserver;
 
-	private volatile ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
-
-	private volatile @Nullable QueueEnqueueObservationConvention enqueueConvention;
-
-	private volatile Duration enqueueTimeout = DEFAULT_ENQUEUE_TIMEOUT;
-
-	private volatile DurableEnqueue durableEnqueue = DurableEnqueue.OFF;
-
-	private final QueueBatches batches = new QueueBatches(this);
-
-	private final JobResults results = new JobResults(this);
+	private final JobResults results;
 
 	/**
 	 * A template with JSON payloads and default settings.
@@ -132,23 +121,22 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	 */
 	public QueueTemplate(RedisConnectionFactory connectionFactory, JobSerializer serializer, QueueSettings settings,
 			QueueScripts scripts) {
-		this.connectionFactory = connectionFactory;
-		this.serializer = serializer;
-		this.settings = settings;
-		this.executor = new QueueScriptExecutor(connectionFactory, scripts);
-		this.registry = new QueueRegistration(this.executor, settings.keyPrefix());
+		this.context = new QueueContext(connectionFactory, serializer, settings, scripts, DEFAULT_ENQUEUE_TIMEOUT);
 		this.wakeups = new QueueWakeups(connectionFactory);
-		this.partitioning = new QueuePartitions(settings);
+		this.enqueuer = new JobEnqueuer(this.context);
+		this.batches = new QueueBatches(this.context, this.enqueuer);
+		this.reserver = new JobReserver(this.context, this.batches);
+		this.results = new JobResults(this.context);
 	}
 
 	/** The connection factory the template uses. */
 	public RedisConnectionFactory getConnectionFactory() {
-		return this.connectionFactory;
+		return this.context.connectionFactory();
 	}
 
 	/** Where job outcomes are reported (for example outcome counters). */
 	public void setJobEvents(JobEvents events) {
-		this.events = events;
+		this.context.setEvents(events);
 	}
 
 	/**
@@ -157,17 +145,17 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	 * @param observationRegistry the registry
 	 */
 	public void setObservationRegistry(ObservationRegistry observationRegistry) {
-		this.observationRegistry = observationRegistry;
+		this.enqueuer.setObservationRegistry(observationRegistry);
 	}
 
 	/** The registry enqueue calls are observed with ({@link ObservationRegistry#NOOP} by default). */
 	public ObservationRegistry getObservationRegistry() {
-		return this.observationRegistry;
+		return this.enqueuer.observationRegistry();
 	}
 
 	/** Replace the default enqueue observation names and tags. */
 	public void setEnqueueObservationConvention(@Nullable QueueEnqueueObservationConvention convention) {
-		this.enqueueConvention = convention;
+		this.enqueuer.setEnqueueConvention(convention);
 	}
 
 	/**
@@ -183,51 +171,42 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 			throw new IllegalArgumentException(
 					"Enqueue timeout " + enqueueTimeout + " is out of range: it must be from 1 ms to 10 minutes");
 		}
-		this.enqueueTimeout = enqueueTimeout;
+		this.context.setEnqueueTimeout(enqueueTimeout);
 	}
 
 	/** How long an enqueue call waits for Redis. */
 	public Duration getEnqueueTimeout() {
-		return this.enqueueTimeout;
+		return this.context.enqueueTimeout();
 	}
 
 	/** Make every enqueue wait for replicas, see {@link DurableEnqueue}; off by default. */
 	public void setDurableEnqueue(DurableEnqueue durableEnqueue) {
-		this.durableEnqueue = durableEnqueue;
-	}
-
-	DurableEnqueue durableEnqueue() {
-		return this.durableEnqueue;
+		this.context.setDurableEnqueue(durableEnqueue);
 	}
 
 	/** The engine settings. */
 	public QueueSettings getSettings() {
-		return this.settings;
+		return this.context.settings();
 	}
 
 	/** The serializer of payloads and headers. */
 	public JobSerializer getSerializer() {
-		return this.serializer;
+		return this.context.serializer();
 	}
 
-	/** Which partitions a queue has, where its jobs go, and which partitions answer. */
-	QueuePartitions partitioning() {
-		return this.partitioning;
+	/** What the parts of this template share. */
+	QueueContext context() {
+		return this.context;
 	}
 
 	/** The keys of a queue of one partition; see {@link QueuePartitions#keys}. */
 	QueueKeys keys(String queue) {
-		return this.partitioning.keys(queue);
+		return this.context.partitioning().keys(queue);
 	}
 
 	/** The keys of every partition of a queue; see {@link QueuePartitions#partitions}. */
 	QueueKeys[] partitions(String queue) {
-		return this.partitioning.partitions(queue);
-	}
-
-	/** The keys of the partition holding a job or batch id; see {@link QueuePartitions#keysFor}. */
-	QueueKeys keysFor(String queue, String id) {
-		return this.partitioning.keysFor(queue, id);
+		return this.context.partitions(queue);
 	}
 
 	/**
@@ -257,109 +236,12 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 
 	@Override
 	public List<EnqueueResult> enqueueAll(String queue, Collection<?> payloads, JobOptions options) {
-		partitions(queue);
-		if (payloads.isEmpty()) {
-			return List.of();
-		}
-		if (options.getIdempotencyKey() != null && payloads.size() > 1) {
-			throw new IllegalArgumentException("An idempotency key names one job: it cannot be shared by the "
-					+ payloads.size() + " payloads of one enqueueAll call to queue '" + queue + "'");
-		}
-		List<byte[]> serialized = serializePayloads(queue, payloads);
-		if (this.observationRegistry.isNoop()) {
-			return enqueueSerialized(queue, serialized, options, options.getHeaders());
-		}
-		Observation observation = QueueObservation.ENQUEUE.observation(this.enqueueConvention,
-				QueueEnqueueObservationConvention.DEFAULT,
-				() -> new QueueEnqueueContext(queue, serialized.size(), options.getHeaders()), this.observationRegistry);
-		observation.start();
-		try (Observation.Scope scope = observation.openScope()) {
-			Map<String, String> headers = (observation.getContext() instanceof QueueEnqueueContext context)
-					? context.getHeaders() : options.getHeaders();
-			return enqueueSerialized(queue, serialized, options, headers);
-		}
-		catch (RuntimeException ex) {
-			observation.error(ex);
-			throw ex;
-		}
-		finally {
-			observation.stop();
-		}
-	}
-
-	/** Every payload serialized, all checked against the size limit before anything is sent. */
-	List<byte[]> serializePayloads(String queue, Collection<?> payloads) {
-		List<byte[]> serialized = new ArrayList<>(payloads.size());
-		for (Object payload : payloads) {
-			if (payload == null) {
-				throw new IllegalArgumentException("Payload for queue '" + queue + "' must not be null");
-			}
-			byte[] bytes = this.serializer.serialize(payload);
-			if (bytes.length > this.settings.maxPayloadBytes()) {
-				throw new PayloadTooLargeException(queue, bytes.length, this.settings.maxPayloadBytes());
-			}
-			serialized.add(bytes);
-		}
-		return serialized;
-	}
-
-	/**
-	 * Enqueue serialized payloads: to the queue, or for a partitioned queue to the partition of the
-	 * options' routing key, or else spread over the partitions in runs of equal length, starting
-	 * with the partition whose turn it is.
-	 */
-	List<EnqueueResult> enqueueSerialized(String queue, List<byte[]> serialized, JobOptions options,
-			Map<String, String> headerValues) {
-		QueueKeys[] parts = partitions(queue);
-		String routing = JobRouting.routingKey(queue, parts.length, options);
-		if (parts.length == 1 || routing != null || serialized.size() == 1) {
-			return enqueueOn(queue, this.partitioning.keysForNew(queue, routing), serialized, options, headerValues);
-		}
-		int first = this.partitioning.nextTurn(queue, parts.length);
-		int runs = Math.min(parts.length, serialized.size());
-		List<EnqueueResult> results = new ArrayList<>(serialized.size());
-		for (int run = 0; run < runs; run++) {
-			int from = (int) ((long) serialized.size() * run / runs);
-			int to = (int) ((long) serialized.size() * (run + 1) / runs);
-			results.addAll(enqueueOn(queue, parts[(first + run) % parts.length], serialized.subList(from, to), options,
-					headerValues));
-		}
-		return results;
-	}
-
-	private List<EnqueueResult> enqueueOn(String queue, QueueKeys k, List<byte[]> serialized, JobOptions options,
-			Map<String, String> headerValues) {
-		register(k);
-		byte[][] shared = ScriptArgs.jobOptionArgs(options, this.settings.defaultMaxAttempts(),
-				this.settings.groupConcurrency(queue));
-		byte[] headers = this.serializer.serializeHeaders(headerValues);
-		List<byte[]> extraKeys = (options.getIdempotencyKey() != null)
-				? List.of(encodeUtf8(k.idempotencyKey(options.getIdempotencyKey()))) : List.of();
-		List<EnqueueResult> results = new ArrayList<>(serialized.size());
-		int chunk = this.settings.enqueueChunk();
-		for (int from = 0; from < serialized.size(); from += chunk) {
-			List<byte[]> part = serialized.subList(from, Math.min(from + chunk, serialized.size()));
-			// the headers and options once, then the payloads
-			List<byte[]> args = new ArrayList<>(2 + shared.length + part.size());
-			args.add(encodeNumber(part.size()));
-			args.add(headers);
-			Collections.addAll(args, shared);
-			args.addAll(part);
-			results.addAll(ScriptReplies.enqueueResults(runEnqueue(queue, k, extraKeys, args)));
-		}
-		long duplicates = results.stream().filter(EnqueueResult::duplicate).count();
-		record(queue, JobOutcome.ENQUEUED, results.size() - duplicates);
-		record(queue, JobOutcome.DUPLICATE, duplicates);
-		return results;
-	}
-
-	private List<Object> runEnqueue(String queue, QueueKeys k, List<byte[]> extraKeys, List<byte[]> args) {
-		return this.durableEnqueue.run(this.executor, queue, k, extraKeys, args, this.enqueueTimeout);
+		return this.enqueuer.enqueueAll(queue, payloads, options);
 	}
 
 	@Override
 	public List<ReservedJob> reserve(String queue, int max, Duration lease) {
-		return reserveBatch(queue, max, lease, this.settings.workerId()).jobs();
+		return reserveBatch(queue, max, lease, this.context.settings().workerId()).jobs();
 	}
 
 	@Override
@@ -398,7 +280,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	@Override
 	public Reservation reserveBatch(String queue, int max, Duration lease, String workerId,
 			Collection<JobRef> completions, int maxAttempts, int startNow) {
-		return reserve(queue, max, lease, workerId, completions, maxAttempts, startNow, false);
+		return this.reserver.reserve(queue, max, lease, workerId, completions, maxAttempts, startNow, false);
 	}
 
 	/**
@@ -424,87 +306,12 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		if (partitions(queue).length == 1) {
 			return reserveBatch(queue, max, lease, workerId, completions, maxAttempts, startNow);
 		}
-		return reserve(queue, max, lease, workerId, completions, maxAttempts, startNow, true);
-	}
-
-	private Reservation reserve(String queue, int max, Duration lease, String workerId, Collection<JobRef> completions,
-			int maxAttempts, int startNow, boolean inTurn) {
-		QueueKeys[] parts = partitions(queue);
-		if (maxAttempts < 0 || maxAttempts > JobOptions.MAX_ATTEMPTS_LIMIT) {
-			throw new IllegalArgumentException("Max attempts " + maxAttempts + " is out of range: it must be from 1 to "
-					+ JobOptions.MAX_ATTEMPTS_LIMIT + ", or 0 for the job's own");
-		}
-		if (max < 1 || max > MAX_RESERVE) {
-			throw new IllegalArgumentException(
-					"Reserve count " + max + " is out of range: it must be from 1 to " + MAX_RESERVE);
-		}
-		checkLease(lease);
-		WorkerIds.validateIdentity(workerId);
-		JobIds.validateRefs(completions);
-		Reservation reservation;
-		if (parts.length == 1) {
-			ScriptReplies.ReserveReply reply = ScriptReplies.reservation(queue, this.executor
-				.run(this.executor.scripts().reserve(), parts[0], reserveArgs(max, lease, workerId, completions,
-						maxAttempts, startNow, this.settings.rateLimit(queue))), (raw) -> headers(queue, raw));
-			reservation = reserved(queue, parts[0], reply).aheadFrom(startNow);
-		}
-		else {
-			register(parts[0]);
-			reservation = new PartitionedReserve(this, queue, parts, this.partitioning.nextTurn(queue, parts.length), inTurn)
-				.reserve(max, lease, workerId, completions, maxAttempts, startNow);
-		}
-		record(queue, JobOutcome.COMPLETED, completions.size() - reservation.refusedCompletions()
-				- reservation.missingCompletions() - reservation.unsentCompletions().size());
-		record(queue, JobOutcome.REAPED, reservation.reclaimed());
-		record(queue, JobOutcome.EXPIRED, reservation.expired());
-		if (reservation.rateLimitedUntil() != null) {
-			this.events.rateLimited(queue);
-		}
-		return reservation;
-	}
-
-	/** The arguments of one reserve call; {@code rateLimit} {@code null} for none. */
-	List<byte[]> reserveArgs(int max, Duration lease, String workerId, Collection<JobRef> completions,
-			int maxAttempts, int startNow, @Nullable RateLimit rateLimit) {
-		List<byte[]> args = new ArrayList<>(9 + completions.size() * 2);
-		Collections.addAll(args, encodeNumber(max), encodeNumber(lease.toMillis()), encodeUtf8(workerId),
-				encodeNumber(this.settings.reclaimBatch()), encodeNumber(this.settings.reapBatch()),
-				encodeNumber(this.settings.completedRetention().toMillis()), encodeNumber(maxAttempts),
-				encodeNumber(Math.max(0, startNow)),
-				(rateLimit != null) ? encodeUtf8(rateLimit.scriptArgument()) : ScriptReplies.EMPTY);
-		ScriptArgs.addRefs(args, completions);
-		return args;
-	}
-
-	/** The arguments of one call of the complete script. */
-	List<byte[]> completeArgs(Collection<JobRef> jobs) {
-		return ScriptArgs.completeArgs(encodeNumber(this.settings.completedRetention().toMillis()), List.of(), jobs);
-	}
-
-	/**
-	 * Records a partition's complete call made along with a reserve and hands off its finished
-	 * batches.
-	 * @return the per-job codes of the reply
-	 */
-	List<?> completedOn(String queue, QueueKeys k, List<Object> reply) {
-		if (ScriptReplies.completeBatchesDone(reply) > 0) {
-			this.batches.forward(queue, k);
-		}
-		return ScriptReplies.completeCodes(reply);
-	}
-
-	/** Reports the waits of a partition's reserve and hands off its finished batches. */
-	Reservation reserved(String queue, QueueKeys k, ScriptReplies.ReserveReply reply) {
-		reply.waits().forEach((wait) -> waited(queue, wait));
-		if (reply.batchesDone() > 0) {
-			this.batches.forward(queue, k);
-		}
-		return reply.reservation();
+		return this.reserver.reserve(queue, max, lease, workerId, completions, maxAttempts, startNow, true);
 	}
 
 	@Override
 	public <T> T readPayload(ReservedJob job, Type type) {
-		return this.serializer.deserialize(job.payload(), type);
+		return this.context.serializer().deserialize(job.payload(), type);
 	}
 
 	@Override
@@ -514,10 +321,10 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 
 	@Override
 	public List<AckResult> completeAll(String queue, Collection<JobRef> jobs) {
-		return this.partitioning.byPartition(queue, jobs, (k, refs) -> {
-			List<Object> reply = this.executor.run(this.executor.scripts().complete(), k, completeArgs(refs));
+		return this.context.partitioning().byPartition(queue, jobs, (k, refs) -> {
+			List<Object> reply = this.context.executor().run(this.context.executor().scripts().complete(), k, this.reserver.completeArgs(refs));
 			List<?> codes = ScriptReplies.completeCodes(reply);
-			record(queue, JobOutcome.COMPLETED, ScriptReplies.acknowledged(codes));
+			this.context.record(queue, JobOutcome.COMPLETED, ScriptReplies.acknowledged(codes));
 			if (ScriptReplies.completeBatchesDone(reply) > 0) {
 				this.batches.forward(queue, k);
 			}
@@ -539,15 +346,15 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	}
 
 	private FailResult fail(String queue, JobRef job, String error, byte[] mode, long delayMs) {
-		QueueKeys k = this.partitioning.keysForJob(queue, job.id());
-		List<Object> reply = this.executor.run(this.executor.scripts().fail(), k,
+		QueueKeys k = this.context.partitioning().keysForJob(queue, job.id());
+		List<Object> reply = this.context.executor().run(this.context.executor().scripts().fail(), k,
 				List.of(encodeUtf8(job.id()), encodeNumber(job.token()), encodeUtf8(error), mode, encodeNumber(delayMs)));
 		FailResult result = ScriptReplies.failResult(reply);
 		if (result == FailResult.RETRY_SCHEDULED) {
-			record(queue, JobOutcome.FAILED, 1);
+			this.context.record(queue, JobOutcome.FAILED, 1);
 		}
 		else if (result == FailResult.DEAD_LETTERED) {
-			record(queue, JobOutcome.DEAD_LETTERED, 1);
+			this.context.record(queue, JobOutcome.DEAD_LETTERED, 1);
 			if (ScriptReplies.failBatchesDone(reply)) {
 				this.batches.forward(queue, k);
 			}
@@ -562,20 +369,20 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 
 	@Override
 	public List<ExtendResult> extendAll(String queue, Collection<JobRef> jobs, Duration lease) {
-		checkLease(lease);
-		return this.partitioning.byPartition(queue, jobs, (k, refs) -> ScriptReplies.extendResults(this.executor
-			.run(this.executor.scripts().extend(), k, ScriptArgs.refArgs(encodeNumber(lease.toMillis()), refs))));
+		JobReserver.checkLease(lease);
+		return this.context.partitioning().byPartition(queue, jobs, (k, refs) -> ScriptReplies.extendResults(this.context.executor()
+			.run(this.context.executor().scripts().extend(), k, ScriptArgs.refArgs(encodeNumber(lease.toMillis()), refs))));
 	}
 
 	@Override
 	public boolean progress(String queue, JobRef job, @Nullable Object progress) {
-		byte[] bytes = (progress != null) ? this.serializer.serialize(progress) : new byte[0];
+		byte[] bytes = (progress != null) ? this.context.serializer().serialize(progress) : new byte[0];
 		if (bytes.length > MAX_PROGRESS_SIZE) {
 			throw new IllegalArgumentException("Progress of job " + job.id() + " of queue '" + queue + "' has "
 					+ bytes.length + " bytes serialized: it must have at most " + MAX_PROGRESS_SIZE);
 		}
-		return ScriptReplies.progressWritten(this.executor.run(this.executor.scripts().progress(),
-				this.partitioning.keysForJob(queue, job.id()), List.of(encodeUtf8(job.id()), encodeNumber(job.token()), bytes)));
+		return ScriptReplies.progressWritten(this.context.executor().run(this.context.executor().scripts().progress(),
+				this.context.partitioning().keysForJob(queue, job.id()), List.of(encodeUtf8(job.id()), encodeNumber(job.token()), bytes)));
 	}
 
 	@Override
@@ -590,8 +397,8 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 
 	@Override
 	public List<AckResult> releaseAll(String queue, Collection<JobRef> jobs, boolean started) {
-		return this.partitioning.byPartition(queue, jobs, (k, refs) -> ScriptReplies.ackResults(this.executor
-			.run(this.executor.scripts().release(), k, ScriptArgs.refArgs(started ? STARTED : UNSTARTED, refs))));
+		return this.context.partitioning().byPartition(queue, jobs, (k, refs) -> ScriptReplies.ackResults(this.context.executor()
+			.run(this.context.executor().scripts().release(), k, ScriptArgs.refArgs(started ? STARTED : UNSTARTED, refs))));
 	}
 
 	@Override
@@ -602,8 +409,8 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 			// one bounded slice of the in-flight set per call, so Redis serves others in between
 			long cursor = 0;
 			do {
-				ScriptReplies.WorkerReleaseReply reply = ScriptReplies.workerRelease(this.executor.run(
-						this.executor.scripts().release(), k, List.of(WORKER, encodeUtf8(workerId), encodeNumber(cursor))));
+				ScriptReplies.WorkerReleaseReply reply = ScriptReplies.workerRelease(this.context.executor().run(
+						this.context.executor().scripts().release(), k, List.of(WORKER, encodeUtf8(workerId), encodeNumber(cursor))));
 				total += reply.taken();
 				cursor = reply.cursor();
 			}
@@ -679,68 +486,26 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	public QueueWaiter openWaiter(String queue) {
 		QueueKeys[] parts = partitions(queue);
 		if (parts.length == 1) {
-			return new ListWaiter(this.connectionFactory, parts[0]);
+			return new ListWaiter(this.context.connectionFactory(), parts[0]);
 		}
 		return this.wakeups.open(parts);
 	}
 
 	/** Load every script into the Redis script cache now instead of on first use. */
 	public void preloadScripts() {
-		this.executor.preload();
+		this.context.executor().preload();
 	}
 
 	QueueBatches batches() {
 		return this.batches;
 	}
 
+	JobReserver reserver() {
+		return this.reserver;
+	}
+
 	QueueScriptExecutor executor() {
-		return this.executor;
-	}
-
-	/** Headers of a job; unreadable ones are logged and read as none. */
-	Map<String, String> headers(String queue, byte[] raw) {
-		try {
-			return this.serializer.deserializeHeaders(raw);
-		}
-		catch (JobConversionException ex) {
-			logger.warn("Ignoring unreadable headers of a job in queue '{}': {}", queue, ex.getMessage());
-			return Map.of();
-		}
-	}
-
-	/** Tells the job events how many jobs of a queue met an outcome. */
-	void record(String queue, JobOutcome outcome, long count) {
-		if (count > 0) {
-			report(queue, (events) -> events.record(queue, outcome, count));
-		}
-	}
-
-	private void waited(String queue, Duration wait) {
-		if (this.events != JobEvents.NONE) {
-			report(queue, (events) -> events.waited(queue, wait));
-		}
-	}
-
-	/** A failing job events listener is logged; it never fails the call that reports to it. */
-	private void report(String queue, Consumer<JobEvents> event) {
-		try {
-			event.accept(this.events);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Job events listener failed for queue '{}'", queue, ex);
-		}
-	}
-
-	/** Record the queue in the registry of queue names, once, after checking the layout version. */
-	void register(QueueKeys k) {
-		this.registry.register(k);
-	}
-
-	private static void checkLease(Duration lease) {
-		if (lease.compareTo(MIN_LEASE) < 0 || lease.compareTo(MAX_LEASE) > 0) {
-			throw new IllegalArgumentException(
-					"Lease " + lease + " is out of range: it must be from " + MIN_LEASE + " to " + MAX_LEASE);
-		}
+		return this.context.executor();
 	}
 
 }

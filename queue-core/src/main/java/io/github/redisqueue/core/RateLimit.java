@@ -76,7 +76,7 @@ public record RateLimit(int permits, Duration window) {
 	 * The argument of the reserve script: {@code permits:window in ms}.
 	 * @return the argument
 	 */
-	String scriptArgument() {
+	public String scriptArgument() {
 		return this.permits + ":" + this.window.toMillis();
 	}
 

@@ -61,7 +61,7 @@ public record Reservation(List<ReservedJob> jobs, @Nullable Instant nextDue, int
 	}
 
 	/** The same reservation, of one call whose jobs from index {@code startNow} on were reserved ahead. */
-	Reservation aheadFrom(int startNow) {
+	public Reservation aheadFrom(int startNow) {
 		int from = Math.max(0, Math.min(startNow, this.jobs.size()));
 		if (from == this.jobs.size()) {
 			return this;

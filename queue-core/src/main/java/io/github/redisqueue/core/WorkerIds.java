@@ -1,5 +1,10 @@
 package io.github.redisqueue.core;
 
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.security.SecureRandom;
+import java.util.Locale;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -54,6 +59,37 @@ public final class WorkerIds {
 					+ "worker id of 1 to " + MAX_LENGTH + " characters, alone or followed by '#' and a listener id");
 		}
 		return identity;
+	}
+
+	/** {@code host:pid} of this JVM; see {@link QueueSettings#defaultWorkerId()}. */
+	static String defaultWorkerId() {
+		String host;
+		try {
+			host = InetAddress.getLocalHost().getHostName();
+		}
+		catch (Exception ex) {
+			host = null;
+		}
+		return defaultWorkerId(host, System.getenv("HOSTNAME"), ManagementFactory.getRuntimeMXBean().getPid());
+	}
+
+	static String defaultWorkerId(@Nullable String resolvedHost, @Nullable String hostVariable, long pid) {
+		String host = isDistinctive(resolvedHost) ? resolvedHost
+				: isDistinctive(hostVariable) ? hostVariable
+						: "unknown-" + Long.toHexString(new SecureRandom().nextLong() & 0xffffffffffL);
+		host = host.strip().replace('#', '-');
+		if (host.length() > 150) {
+			host = host.substring(0, 150);
+		}
+		return host + ":" + pid;
+	}
+
+	private static boolean isDistinctive(@Nullable String host) {
+		if (host == null || host.isBlank()) {
+			return false;
+		}
+		String name = host.strip().toLowerCase(Locale.ROOT);
+		return !name.equals("localhost") && !name.startsWith("localhost.");
 	}
 
 }

@@ -3,7 +3,6 @@ package io.github.redisqueue.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -13,6 +12,9 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiConsumer;
 import java.util.stream.IntStream;
 
+import io.github.redisqueue.core.script.InspectReplies;
+import io.github.redisqueue.core.script.QueueScriptExecutor;
+import io.github.redisqueue.core.script.ScriptArgs;
 import io.github.redisqueue.support.converter.JacksonJobSerializer;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import io.github.redisqueue.test.RedisClock;
@@ -20,8 +22,8 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * Retrying dead letters at the edges: a retry respects uniqueness and clears a past expiry;
@@ -183,7 +185,7 @@ class DeadLetterRetryIntegrationTests extends AbstractRedisIntegrationTests {
 		List<Object> step = executor.run(executor.scripts().dead(), queues.keys("race"),
 				List.of(ScriptArgs.encodeAscii("retry"), ScriptArgs.encodeNumber(10),
 						ScriptArgs.encodeNumber(retriedAt), ScriptArgs.encodeNumber(1)));
-		assertThat(ScriptReplies.deadOp(step).touched()).isZero();
+		assertThat(InspectReplies.deadOp(step).touched()).isZero();
 		assertThat(admin.retryAllDead("race")).as("the next call retries it").isEqualTo(1);
 	}
 

@@ -3,12 +3,13 @@ package io.github.redisqueue.core;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.redisqueue.core.script.QueueScriptExecutor;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
-import static io.github.redisqueue.core.ScriptArgs.encodeAscii;
-import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeAscii;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

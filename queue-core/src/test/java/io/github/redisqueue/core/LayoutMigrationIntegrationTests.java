@@ -7,6 +7,9 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.redisqueue.core.script.LayoutMigration;
+import io.github.redisqueue.core.script.QueueKeys;
+import io.github.redisqueue.core.script.QueueScriptExecutor;
 import io.github.redisqueue.listener.ContainerOptions;
 import io.github.redisqueue.listener.QueueListenerContainer;
 import io.github.redisqueue.support.converter.JacksonJobSerializer;

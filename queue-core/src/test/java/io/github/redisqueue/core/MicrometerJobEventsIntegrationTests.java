@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redisqueue.core.metrics.MicrometerJobEvents;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

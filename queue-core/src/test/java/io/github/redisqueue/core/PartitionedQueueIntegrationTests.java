@@ -10,6 +10,7 @@ import java.util.TreeMap;
 import java.util.stream.IntStream;
 
 import io.github.redisqueue.QueueException;
+import io.github.redisqueue.core.script.QueueKeys;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import io.github.redisqueue.test.TestRedis;
 import io.lettuce.core.cluster.SlotHash;

@@ -3,6 +3,7 @@ package io.github.redisqueue.core;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.redisqueue.core.metrics.QueueMetricsBinder;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;

@@ -7,14 +7,15 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
+import io.github.redisqueue.core.script.QueueKeys;
 import io.github.redisqueue.support.converter.JacksonJobSerializer;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import io.github.redisqueue.test.RedisClock;
 import io.github.redisqueue.test.RedisEndpoint;
 import io.github.redisqueue.test.RedisServerProcess;
 import io.github.redisqueue.test.TestRedis;
-import org.junit.jupiter.api.AfterAll;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.core.RedisCallback;

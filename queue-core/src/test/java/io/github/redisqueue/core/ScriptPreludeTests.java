@@ -2,6 +2,7 @@ package io.github.redisqueue.core;
 
 import java.util.List;
 
+import io.github.redisqueue.core.script.ScriptPrelude;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

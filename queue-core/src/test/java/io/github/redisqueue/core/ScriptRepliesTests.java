@@ -10,6 +10,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
+import io.github.redisqueue.core.script.InspectReplies;
+import io.github.redisqueue.core.script.ScriptArgs;
+import io.github.redisqueue.core.script.ScriptReplies;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -91,7 +94,7 @@ class ScriptRepliesTests {
 	void inspectReplyGivesCountsTotalsHeadAgeAndThroughput() {
 		List<Object> counters = List.of(bytes("enqueued"), bytes("12"), bytes("~b3"), bytes("170000"), bytes("dead"),
 				bytes("1"));
-		QueueCounts counts = ScriptReplies.counts("mail",
+		QueueCounts counts = InspectReplies.counts("mail",
 				List.of(4L, 3L, 2L, 1L, 9L, 1L, counters, 1_500L, 30L, 60_000L));
 
 		assertThat(counts.queue()).isEqualTo("mail");
@@ -108,7 +111,7 @@ class ScriptRepliesTests {
 
 	@Test
 	void inspectReplyOfAnIdleQueue() {
-		QueueCounts counts = ScriptReplies.counts("idle", List.of(0L, 0L, 0L, 0L, 0L, 0L, List.of(), -1L, 0L, 0L));
+		QueueCounts counts = InspectReplies.counts("idle", List.of(0L, 0L, 0L, 0L, 0L, 0L, List.of(), -1L, 0L, 0L));
 
 		assertThat(counts.paused()).isFalse();
 		assertThat(counts.headAge()).as("no job is ready").isNull();
@@ -121,15 +124,15 @@ class ScriptRepliesTests {
 		List<Object> counters = List.of(bytes("batchesOpened"), bytes("5"), bytes("batchesCompleted"), bytes("2"),
 				bytes("batchesCancelled"), bytes("1"));
 
-		assertThat(ScriptReplies.counts("mail", List.of(0L, 0L, 0L, 0L, 0L, 0L, counters, -1L, 0L, 0L)).openBatches())
+		assertThat(InspectReplies.counts("mail", List.of(0L, 0L, 0L, 0L, 0L, 0L, counters, -1L, 0L, 0L)).openBatches())
 			.isEqualTo(2);
-		assertThat(ScriptReplies.counts("idle", List.of(0L, 0L, 0L, 0L, 0L, 0L, List.of(), -1L, 0L, 0L)).openBatches())
+		assertThat(InspectReplies.counts("idle", List.of(0L, 0L, 0L, 0L, 0L, 0L, List.of(), -1L, 0L, 0L)).openBatches())
 			.isZero();
 	}
 
 	@Test
 	void countersThatAreNotNumbersAreLeftOut() {
-		assertThat(ScriptReplies.totals(List.of(bytes("completed"), bytes("many"), bytes("failed"), bytes("2"),
+		assertThat(InspectReplies.totals(List.of(bytes("completed"), bytes("many"), bytes("failed"), bytes("2"),
 				bytes("dangling")))).containsOnly(Map.entry("failed", 2L));
 	}
 
@@ -139,7 +142,7 @@ class ScriptRepliesTests {
 		reply.addAll(List.of(bytes("9"), bytes("\"x\""), bytes("h9"), 3L, bytes("boom"), 70_000L));
 		reply.addAll(List.of(bytes("4"), bytes(""), bytes(""), 0L, bytes(""), 60_000L));
 
-		List<DeadJob> page = ScriptReplies.deadLetters(reply, RAW_HEADERS);
+		List<DeadJob> page = InspectReplies.deadLetters(reply, RAW_HEADERS);
 
 		assertThat(page).hasSize(2);
 		DeadJob newest = page.get(0);
@@ -158,7 +161,7 @@ class ScriptRepliesTests {
 
 	@Test
 	void emptyDeadLetterPage() {
-		assertThat(ScriptReplies.deadLetters(idleCounts(), RAW_HEADERS)).isEmpty();
+		assertThat(InspectReplies.deadLetters(idleCounts(), RAW_HEADERS)).isEmpty();
 	}
 
 	@Test
@@ -167,7 +170,7 @@ class ScriptRepliesTests {
 				"attempts", "2", "maxAttempts", "4", "enqueuedAt", "1000", "dueAt", "0", "expireAt", "9000",
 				"leaseUntil", "5000", "worker", "pod-1#c", "error", "boom", "finishedAt", "0", "progress", "{\"n\":1}");
 
-		JobInfo job = ScriptReplies.job("mail", "3", hash, RAW_HEADERS).orElseThrow();
+		JobInfo job = InspectReplies.job("mail", "3", hash, RAW_HEADERS).orElseThrow();
 
 		assertThat(job.queue()).isEqualTo("mail");
 		assertThat(job.id()).isEqualTo("3");
@@ -196,13 +199,13 @@ class ScriptRepliesTests {
 
 	@Test
 	void missingJob() {
-		assertThat(ScriptReplies.job("mail", "3", null, RAW_HEADERS)).isEmpty();
-		assertThat(ScriptReplies.job("mail", "3", Map.of(), RAW_HEADERS)).isEmpty();
+		assertThat(InspectReplies.job("mail", "3", null, RAW_HEADERS)).isEmpty();
+		assertThat(InspectReplies.job("mail", "3", Map.of(), RAW_HEADERS)).isEmpty();
 	}
 
 	@Test
 	void damagedJobHashStillShows() {
-		JobInfo job = ScriptReplies.job("mail", "3", hash("state", "weird", "attempts", "many", "worker", ""),
+		JobInfo job = InspectReplies.job("mail", "3", hash("state", "weird", "attempts", "many", "worker", ""),
 				RAW_HEADERS).orElseThrow();
 
 		assertThat(job.state()).isEqualTo(JobState.UNKNOWN);
@@ -218,7 +221,7 @@ class ScriptRepliesTests {
 	@Test
 	void everyJobStateIsKnown() {
 		assertThat(List.of("ready", "delayed", "waiting", "active", "completed", "dead", ""))
-			.map(ScriptReplies::jobState)
+			.map(InspectReplies::jobState)
 			.containsExactly(JobState.READY, JobState.DELAYED, JobState.WAITING, JobState.ACTIVE, JobState.COMPLETED,
 					JobState.DEAD, JobState.UNKNOWN);
 	}
@@ -230,30 +233,30 @@ class ScriptRepliesTests {
 						bytes("startedAt"), bytes("100"), bytes("lastSeen"), bytes("200")),
 				bytes("pod-2"), List.of(bytes("host"), bytes("h2"), bytes("queues"), bytes("")));
 
-		List<WorkerInfo> workers = ScriptReplies.workers(reply);
+		List<WorkerInfo> workers = InspectReplies.workers(reply);
 
 		assertThat(workers).containsExactly(
 				new WorkerInfo("pod-1", "h1", List.of("mail", "sms"), 3, Instant.ofEpochMilli(100),
 						Instant.ofEpochMilli(200)),
 				new WorkerInfo("pod-2", "h2", List.of(), 0, null, null));
-		assertThat(ScriptReplies.workers(List.of())).isEmpty();
-		assertThat(ScriptReplies.workers(null)).isEmpty();
+		assertThat(InspectReplies.workers(List.of())).isEmpty();
+		assertThat(InspectReplies.workers(null)).isEmpty();
 	}
 
 	@Test
 	void silentWorkersReplyIsTheNumberMovedThenTheirIds() {
-		assertThat(ScriptReplies.silentPage(List.of(2L, bytes("pod-1"), bytes("pod-2"))))
-			.isEqualTo(new ScriptReplies.SilentPage(2, List.of("pod-1", "pod-2")));
-		assertThat(ScriptReplies.silentPage(null)).isEqualTo(new ScriptReplies.SilentPage(0, List.of()));
+		assertThat(InspectReplies.silentPage(List.of(2L, bytes("pod-1"), bytes("pod-2"))))
+			.isEqualTo(new InspectReplies.SilentPage(2, List.of("pod-1", "pod-2")));
+		assertThat(InspectReplies.silentPage(null)).isEqualTo(new InspectReplies.SilentPage(0, List.of()));
 	}
 
 	@Test
 	void workersPageReplyIsTheNumberReadThenTheWorkers() {
-		ScriptReplies.WorkerPage page = ScriptReplies.workerPage(
+		InspectReplies.WorkerPage page = InspectReplies.workerPage(
 				List.of(3L, bytes("pod-1"), List.of(bytes("host"), bytes("h1"), bytes("queues"), bytes("mail"))));
 		assertThat(page.read()).isEqualTo(3);
 		assertThat(page.workers()).extracting(WorkerInfo::id).containsExactly("pod-1");
-		assertThat(ScriptReplies.workerPage(null).read()).isZero();
+		assertThat(InspectReplies.workerPage(null).read()).isZero();
 	}
 
 	@Test
@@ -264,8 +267,8 @@ class ScriptRepliesTests {
 
 	@Test
 	void deadLetterActionAndWorkerReleaseReplies() {
-		assertThat(ScriptReplies.deadOp(List.of(3L, 1L, 9_000L)))
-			.isEqualTo(new ScriptReplies.DeadOpReply(3, 1, 9_000));
+		assertThat(InspectReplies.deadOp(List.of(3L, 1L, 9_000L)))
+			.isEqualTo(new InspectReplies.DeadOpReply(3, 1, 9_000));
 		assertThat(ScriptReplies.workerRelease(List.of(2L, 1_000L)))
 			.isEqualTo(new ScriptReplies.WorkerReleaseReply(2, 1_000));
 	}
@@ -326,13 +329,13 @@ class ScriptRepliesTests {
 	void batchStatusRepliesNameEveryValue() {
 		List<Object> status = List.of(bytes("sealed"), 3L, 50L, 10L, 3L, 2L, 1L, 0L, 1_000L, 0L, bytes("done"), 4L);
 
-		assertThat(ScriptReplies.batchStatus("resize", "b1", status, 0)).isEqualTo(new BatchStatus("resize", "b1",
+		assertThat(InspectReplies.batchStatus("resize", "b1", status, 0)).isEqualTo(new BatchStatus("resize", "b1",
 				BatchState.SEALED, 3, 50, 10, 4, 3, 2, 1, 0, Instant.ofEpochMilli(1_000), null, "done"));
 		List<Object> list = new ArrayList<>(List.of(2L, bytes("b1")));
 		list.addAll(status);
 		list.add(bytes("b2"));
 		list.addAll(List.of(bytes("completed"), 1L, 0L, 1L, 0L, 1L, 0L, 0L, 1_000L, 2_000L, bytes(""), 0L));
-		assertThat(ScriptReplies.batchList("resize", list)).extracting(BatchStatus::id, BatchStatus::state,
+		assertThat(InspectReplies.batchList("resize", list)).extracting(BatchStatus::id, BatchStatus::state,
 				BatchStatus::finishedAt, BatchStatus::completionQueue)
 			.containsExactly(org.assertj.core.groups.Tuple.tuple("b1", BatchState.SEALED, null, "done"),
 					org.assertj.core.groups.Tuple.tuple("b2", BatchState.COMPLETED, Instant.ofEpochMilli(2_000), null));

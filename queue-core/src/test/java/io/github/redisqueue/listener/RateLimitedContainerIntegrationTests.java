@@ -15,10 +15,10 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.stream.IntStream;
 
 import io.github.redisqueue.core.JobOptions;
-import io.github.redisqueue.core.MicrometerJobEvents;
 import io.github.redisqueue.core.QueueSettings;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.RateLimit;
+import io.github.redisqueue.core.metrics.MicrometerJobEvents;
 import io.github.redisqueue.support.converter.JacksonJobSerializer;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import io.github.redisqueue.test.RedisClock;

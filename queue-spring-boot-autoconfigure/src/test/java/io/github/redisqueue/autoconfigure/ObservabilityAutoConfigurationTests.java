@@ -5,9 +5,9 @@ import io.github.redisqueue.autoconfigure.endpoint.QueuesEndpointAutoConfigurati
 import io.github.redisqueue.autoconfigure.health.QueueHealthContributorAutoConfiguration;
 import io.github.redisqueue.autoconfigure.metrics.QueueMetricsAutoConfiguration;
 import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.core.metrics.QueueMetricsBinder;
 import io.github.redisqueue.health.QueueHealthIndicator;
 import io.github.redisqueue.listener.WorkerHeartbeat;
-import io.github.redisqueue.core.QueueMetricsBinder;
 import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
 

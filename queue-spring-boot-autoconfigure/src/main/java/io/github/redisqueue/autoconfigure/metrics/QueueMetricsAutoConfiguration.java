@@ -3,8 +3,8 @@ package io.github.redisqueue.autoconfigure.metrics;
 import io.github.redisqueue.autoconfigure.QueueAutoConfiguration;
 import io.github.redisqueue.core.JobEvents;
 import io.github.redisqueue.core.QueueAdminOperations;
-import io.github.redisqueue.core.MicrometerJobEvents;
-import io.github.redisqueue.core.QueueMetricsBinder;
+import io.github.redisqueue.core.metrics.MicrometerJobEvents;
+import io.github.redisqueue.core.metrics.QueueMetricsBinder;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;

@@ -1,4 +1,4 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue.core.script;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Set;
@@ -6,8 +6,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.redisqueue.QueueException;
 
-import static io.github.redisqueue.core.ScriptArgs.encodeAscii;
-import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeAscii;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
 
 /**
  * The registry of queue names under a key prefix, and the check of the layout version the data
@@ -17,7 +17,7 @@ import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
  * then; registering a queue (its first enqueue, batch or schedule) also records the layout of a
  * prefix that has none yet.
  */
-final class QueueRegistration {
+public final class QueueRegistration {
 
 	private final QueueScriptExecutor executor;
 
@@ -29,7 +29,7 @@ final class QueueRegistration {
 
 	private volatile boolean opened;
 
-	QueueRegistration(QueueScriptExecutor executor, String prefix) {
+	public QueueRegistration(QueueScriptExecutor executor, String prefix) {
 		this.executor = executor;
 		this.prefix = prefix;
 		executor.beforeFirstUse(this::open);
@@ -42,7 +42,7 @@ final class QueueRegistration {
 	 * Threads of this template that arrive meanwhile wait for the migration; other instances may
 	 * migrate at the same time (each record moves once).
 	 */
-	void open() {
+	public void open() {
 		if (this.opened) {
 			return;
 		}
@@ -58,7 +58,7 @@ final class QueueRegistration {
 		}
 	}
 
-	void register(QueueKeys k) {
+	public void register(QueueKeys k) {
 		if (this.registered.contains(k.queue())) {
 			return;
 		}

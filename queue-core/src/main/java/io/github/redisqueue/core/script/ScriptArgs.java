@@ -1,4 +1,4 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue.core.script;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -6,30 +6,32 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 
+import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.JobRef;
 import org.jspecify.annotations.Nullable;
 
-import static io.github.redisqueue.core.ScriptReplies.EMPTY;
+import static io.github.redisqueue.core.script.ScriptReplies.EMPTY;
 
 /**
  * Encoders of the scripts' arguments: numbers and text as the bytes a script reads, the option
  * values of an enqueue, the id and token pairs that name held jobs. The replies are decoded by
  * {@link ScriptReplies}.
  */
-final class ScriptArgs {
+public final class ScriptArgs {
 
 	private ScriptArgs() {
 	}
 
 	/** A number as the decimal ASCII text a script reads with {@code tonumber}. */
-	static byte[] encodeNumber(long value) {
+	public static byte[] encodeNumber(long value) {
 		return encodeAscii(Long.toString(value));
 	}
 
-	static byte[] encodeAscii(String value) {
+	public static byte[] encodeAscii(String value) {
 		return value.getBytes(StandardCharsets.US_ASCII);
 	}
 
-	static byte[] encodeUtf8(String value) {
+	public static byte[] encodeUtf8(String value) {
 		return value.getBytes(StandardCharsets.UTF_8);
 	}
 
@@ -39,7 +41,7 @@ final class ScriptArgs {
 	 * completion, expire-after ms (0 = none), max attempts, idempotency key ('' = none),
 	 * idempotency window ms, group key ('' = none), group concurrency".
 	 */
-	static byte[][] jobOptionArgs(JobOptions options, int defaultMaxAttempts, int groupConcurrency) {
+	public static byte[][] jobOptionArgs(JobOptions options, int defaultMaxAttempts, int groupConcurrency) {
 		int maxAttempts = (options.getMaxAttempts() != null) ? options.getMaxAttempts() : defaultMaxAttempts;
 		return new byte[][] { encodeNumber(options.getPriority()), encodeNumber(millis(options.getDelay())),
 				encodeNumber((options.getRunAt() != null) ? options.getRunAt().toEpochMilli() : 0),
@@ -53,7 +55,7 @@ final class ScriptArgs {
 	}
 
 	/** One leading argument, then "pairs of id and token" ({@code complete}, {@code extend}, {@code release}). */
-	static List<byte[]> refArgs(byte[] first, Collection<JobRef> jobs) {
+	public static List<byte[]> refArgs(byte[] first, Collection<JobRef> jobs) {
 		List<byte[]> args = new ArrayList<>(1 + jobs.size() * 2);
 		args.add(first);
 		addRefs(args, jobs);
@@ -64,7 +66,7 @@ final class ScriptArgs {
 	 * {@code complete}: the retention, the number of started jobs, their "pairs of id and token",
 	 * then the "pairs of id and token to acknowledge".
 	 */
-	static List<byte[]> completeArgs(byte[] retention, Collection<JobRef> started, Collection<JobRef> jobs) {
+	public static List<byte[]> completeArgs(byte[] retention, Collection<JobRef> started, Collection<JobRef> jobs) {
 		List<byte[]> args = new ArrayList<>(2 + (started.size() + jobs.size()) * 2);
 		args.add(retention);
 		args.add(encodeNumber(started.size()));
@@ -73,7 +75,7 @@ final class ScriptArgs {
 		return args;
 	}
 
-	static void addRefs(List<byte[]> args, Collection<JobRef> jobs) {
+	public static void addRefs(List<byte[]> args, Collection<JobRef> jobs) {
 		for (JobRef job : jobs) {
 			args.add(encodeUtf8(job.id()));
 			args.add(encodeNumber(job.token()));

@@ -1,8 +1,9 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue.core.script;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
+import io.github.redisqueue.core.QueueNames;
 import io.lettuce.core.cluster.SlotHash;
 
 /**
@@ -14,7 +15,7 @@ import io.lettuce.core.cluster.SlotHash;
  *
  * @since 0.1.0
  */
-final class QueueKeys {
+public final class QueueKeys {
 
 	private static final int SLOTS = 16384;
 
@@ -22,10 +23,10 @@ final class QueueKeys {
 	public static final String LAYOUT_VERSION = "5";
 
 	/** How many keys {@link #scriptKeys()} holds; a script's further keys follow them. */
-	static final int SCRIPT_KEYS = 22;
+	public static final int SCRIPT_KEYS = 22;
 
 	/** Separates a queue's name from a partition's index in the name of a partition. */
-	static final char PARTITION_MARK = '~';
+	public static final char PARTITION_MARK = '~';
 
 	private final String queue;
 
@@ -41,7 +42,7 @@ final class QueueKeys {
 
 	private final byte[] channel;
 
-	QueueKeys(String prefix, String queue) {
+	public QueueKeys(String prefix, String queue) {
 		this(prefix, queue, 0, 1);
 	}
 
@@ -53,7 +54,7 @@ final class QueueKeys {
 	 * sit on as many masters as they can. Partition {@code i}'s job ids are {@code i} modulo the
 	 * partition count ({@link #idForm()}), so an id names its partition.
 	 */
-	QueueKeys(String prefix, String queue, int partition, int partitions) {
+	public QueueKeys(String prefix, String queue, int partition, int partitions) {
 		this.queue = QueueNames.validate(queue);
 		if (partitions < 1 || partition < 0 || partition >= partitions) {
 			throw new IllegalArgumentException("Partition " + partition + " of " + partitions + " is invalid");
@@ -83,17 +84,17 @@ final class QueueKeys {
 	}
 
 	/** How many partitions the queue has (1 when it is not partitioned). */
-	int partitionCount() {
+	public int partitionCount() {
 		return this.partitions;
 	}
 
 	/** The index of this partition (0 for a queue that is not partitioned). */
-	int partition() {
+	public int partition() {
 		return this.partition;
 	}
 
 	/** The hash tag shared by the keys, without braces. */
-	String hashTag() {
+	public String hashTag() {
 		return this.base.substring(1, this.base.length() - 2);
 	}
 
@@ -101,12 +102,12 @@ final class QueueKeys {
 	 * How the scripts form job ids, as their second argument: empty for a queue of one partition,
 	 * {@code count:index} for a partition (ids are the sequence times the count plus the index).
 	 */
-	byte[] idForm() {
+	public byte[] idForm() {
 		return this.idForm;
 	}
 
 	/** Name of the channel on which a partition's scripts announce that a job may be ready. */
-	byte[] wakeChannel() {
+	public byte[] wakeChannel() {
 		return wake();
 	}
 
@@ -115,7 +116,7 @@ final class QueueKeys {
 	 * followed by {@code -n} for the smallest n that puts its slot in the middle half of the
 	 * partition's share of the 16384 slots.
 	 */
-	static String partitionTag(String prefix, String queue, int partition, int partitions) {
+	public static String partitionTag(String prefix, String queue, int partition, int partitions) {
 		String tag = prefix + ":" + queue + PARTITION_MARK + partition;
 		double share = SLOTS / (double) partitions;
 		int low = (int) Math.ceil(share * partition + share / 4);
@@ -136,7 +137,7 @@ final class QueueKeys {
 	}
 
 	/** Full name of the key holding the job of an idempotency key. */
-	String idempotencyKey(String key) {
+	public String idempotencyKey(String key) {
 		return this.base + "idem:" + key;
 	}
 
@@ -150,28 +151,28 @@ final class QueueKeys {
 		return this.base + "batches";
 	}
 
-	List<byte[]> scriptKeys() {
+	public List<byte[]> scriptKeys() {
 		return this.scriptKeys;
 	}
 
 	/** Name of the pub/sub channel of finished batches, as the scripts' first argument. */
-	byte[] channel() {
+	public byte[] channel() {
 		return this.channel;
 	}
 
-	byte[] wake() {
+	public byte[] wake() {
 		return this.scriptKeys.get(6);
 	}
 
-	byte[] woken() {
+	public byte[] woken() {
 		return this.scriptKeys.get(10);
 	}
 
-	byte[] paused() {
+	public byte[] paused() {
 		return this.scriptKeys.get(8);
 	}
 
-	byte[] live() {
+	public byte[] live() {
 		return this.scriptKeys.get(11);
 	}
 
@@ -180,17 +181,17 @@ final class QueueKeys {
 	}
 
 	/** Key of the registry of queue names (outside every queue's hash tag). */
-	static String registryKey(String prefix) {
+	public static String registryKey(String prefix) {
 		return prefix + ":queues";
 	}
 
 	/** Key of the hash of the partition counts of partitioned queues, by queue name. */
-	static String partitionsKey(String prefix) {
+	public static String partitionsKey(String prefix) {
 		return prefix + ":partitions";
 	}
 
 	/** Key holding the layout version. */
-	static String layoutKey(String prefix) {
+	public static String layoutKey(String prefix) {
 		return prefix + ":layout";
 	}
 
@@ -199,17 +200,17 @@ final class QueueKeys {
 	 * registry. {@code ~} never occurs in a queue name, so no queue's keys can fall in the
 	 * registry's namespace.
 	 */
-	static String workersKey(String prefix) {
+	public static String workersKey(String prefix) {
 		return "{" + prefix + ":~workers}";
 	}
 
 	/** Key of the hash of the workers' descriptions, by worker id. */
-	static String workerInfoKey(String prefix) {
+	public static String workerInfoKey(String prefix) {
 		return workersKey(prefix) + ".info";
 	}
 
 	/** Key of the sorted set of silent workers. */
-	static String silentWorkersKey(String prefix) {
+	public static String silentWorkersKey(String prefix) {
 		return workersKey(prefix) + ".silent";
 	}
 

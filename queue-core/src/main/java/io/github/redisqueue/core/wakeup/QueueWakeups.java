@@ -1,4 +1,4 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue.core.wakeup;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.github.redisqueue.core.QueueWaiter;
+import io.github.redisqueue.core.script.QueueKeys;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,26 +33,26 @@ import org.springframework.data.redis.listener.Topic;
  * lost with its connection) costs at most the fetch loop's poll interval, after which it reserves
  * anyway.
  */
-final class QueueWakeups {
+public final class QueueWakeups {
 
 	private static final Logger logger = LoggerFactory.getLogger(QueueWakeups.class);
 
 	private final RedisConnectionFactory connectionFactory;
 
 	/** The longest wait for Redis to confirm the subscription of a new waiter's channels. */
-	static final Duration SUBSCRIBE_WAIT = Duration.ofSeconds(2);
+	public static final Duration SUBSCRIBE_WAIT = Duration.ofSeconds(2);
 
 	private @Nullable RedisMessageListenerContainer listeners;
 
 	// channels whose subscription Redis confirmed (and did not end since)
 	private final Set<String> subscribed = ConcurrentHashMap.newKeySet();
 
-	QueueWakeups(RedisConnectionFactory connectionFactory) {
+	public QueueWakeups(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
 	}
 
 	/** A waiter for the announcements of the given partitions. */
-	QueueWaiter open(QueueKeys[] parts) {
+	public QueueWaiter open(QueueKeys[] parts) {
 		List<Topic> topics = new ArrayList<>(parts.length);
 		for (QueueKeys k : parts) {
 			topics.add(new ChannelTopic(new String(k.wakeChannel(), StandardCharsets.UTF_8)));
@@ -69,7 +71,7 @@ final class QueueWakeups {
 	}
 
 	/** A started listener container of the library's own, on daemon threads of the given name. */
-	static RedisMessageListenerContainer startListeners(RedisConnectionFactory connectionFactory, String threadName) {
+	public static RedisMessageListenerContainer startListeners(RedisConnectionFactory connectionFactory, String threadName) {
 		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 		container.setConnectionFactory(connectionFactory);
 		container.setTaskExecutor((task) -> {
@@ -94,7 +96,7 @@ final class QueueWakeups {
 	}
 
 	/** Stop the subscription; waiters still open wait out their timeouts. */
-	synchronized void stop() {
+	public synchronized void stop() {
 		if (this.listeners != null) {
 			try {
 				this.listeners.destroy();

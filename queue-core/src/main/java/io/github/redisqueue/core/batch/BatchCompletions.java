@@ -1,4 +1,4 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue.core.batch;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -12,6 +12,15 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redisqueue.core.BatchState;
+import io.github.redisqueue.core.BatchStatus;
+import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.QueueBatchException;
+import io.github.redisqueue.core.engine.QueueContext;
+import io.github.redisqueue.core.enqueue.JobEnqueuer;
+import io.github.redisqueue.core.script.QueueKeys;
+import io.github.redisqueue.core.script.ScriptReplies;
+import io.github.redisqueue.core.wakeup.QueueWakeups;
 import io.github.redisqueue.support.BatchCompletion;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -22,10 +31,10 @@ import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
-import static io.github.redisqueue.core.ScriptReplies.asLong;
-import static io.github.redisqueue.core.ScriptReplies.bytes;
-import static io.github.redisqueue.core.ScriptArgs.encodeNumber;
-import static io.github.redisqueue.core.ScriptReplies.text;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeNumber;
+import static io.github.redisqueue.core.script.ScriptReplies.asLong;
+import static io.github.redisqueue.core.script.ScriptReplies.bytes;
+import static io.github.redisqueue.core.script.ScriptReplies.text;
 
 /**
  * The two ends of a finished batch. The hand-off: the script that ends a batch's last sub-job
@@ -38,16 +47,18 @@ import static io.github.redisqueue.core.ScriptReplies.text;
  * producers waiting for a batch, completed on the pub/sub notification the script publishes, or
  * by a read every {@link #POLL} as a fallback (a message lost to a reconnect).
  */
-final class BatchCompletions {
+public final class BatchCompletions {
 
 	/** How often watched batches are read when no notification arrives. */
-	static final Duration POLL = Duration.ofSeconds(2);
+	public static final Duration POLL = Duration.ofSeconds(2);
 
 	private static final Logger logger = LoggerFactory.getLogger(BatchCompletions.class);
 
 	private static final int PAGE = 100;
 
-	private final QueueTemplate template;
+	private final QueueContext context;
+
+	private final JobEnqueuer enqueuer;
 
 	private final QueueBatches batches;
 
@@ -61,8 +72,9 @@ final class BatchCompletions {
 
 	private @Nullable ScheduledExecutorService poller;
 
-	BatchCompletions(QueueTemplate template, QueueBatches batches) {
-		this.template = template;
+	public BatchCompletions(QueueContext context, JobEnqueuer enqueuer, QueueBatches batches) {
+		this.context = context;
+		this.enqueuer = enqueuer;
 		this.batches = batches;
 	}
 
@@ -73,7 +85,7 @@ final class BatchCompletions {
 	 * @param k the keys of the partition of the queue that holds them
 	 * @return how many completion jobs this call handed off
 	 */
-	int forward(String queue, QueueKeys k) {
+	public int forward(String queue, QueueKeys k) {
 		if (!this.forwarding.add(k.name())) {
 			return 0;
 		}
@@ -113,14 +125,14 @@ final class BatchCompletions {
 		String target = text(reply.get(at + 6));
 		byte[] payload = bytes(reply.get(at + 7));
 		if (payload.length == 0) {
-			payload = this.template.getSerializer().serialize(completion);
+			payload = this.context.serializer().serialize(completion);
 		}
 		JobOptions options = JobOptions.builder()
 			.priority((int) asLong(reply.get(at + 8)))
 			.idempotencyKey("batch:" + queue + ":" + id + ":" + text(reply.get(at + 10)))
 			.headers(completion.toHeaders())
 			.build();
-		this.template.enqueueSerialized(target, List.of(payload), options, options.getHeaders());
+		this.enqueuer.enqueueSerialized(target, List.of(payload), options, options.getHeaders());
 		this.batches.run(queue, "handed", id);
 	}
 
@@ -130,7 +142,7 @@ final class BatchCompletions {
 	 * @param id the batch id
 	 * @return the future
 	 */
-	CompletableFuture<BatchStatus> watch(String queue, String id) {
+	public CompletableFuture<BatchStatus> watch(String queue, String id) {
 		Watched key = new Watched(queue, id);
 		CompletableFuture<BatchStatus> future = this.watched.computeIfAbsent(key, (k) -> new CompletableFuture<>());
 		future.whenComplete((status, ex) -> this.watched.remove(key, future));
@@ -151,11 +163,11 @@ final class BatchCompletions {
 		if (this.subscribed.add(queue)) {
 			try {
 				if (this.listeners == null) {
-					this.listeners = QueueWakeups.startListeners(this.template.getConnectionFactory(),
+					this.listeners = QueueWakeups.startListeners(this.context.connectionFactory(),
 							"redis-queue-batch-events");
 				}
 				MessageListener listener = (message, pattern) -> notified(queue, message);
-				for (QueueKeys k : this.template.partitions(queue)) {
+				for (QueueKeys k : this.context.partitions(queue)) {
 					this.listeners.addMessageListener(listener, new ChannelTopic(k.batchChannel()));
 				}
 			}
@@ -195,7 +207,7 @@ final class BatchCompletions {
 	}
 
 	/** Stop the notification listener and the fallback reads; pending futures stay incomplete. */
-	synchronized void stop() {
+	public synchronized void stop() {
 		if (this.poller != null) {
 			this.poller.shutdownNow();
 			this.poller = null;

@@ -1,8 +1,9 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue.core.partition;
 
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.redisqueue.core.JobOptions;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * carries a given key goes to that key's partition. A job whose partition key, group, uniqueness
  * key and idempotency key are not all the same value would break that, and is refused.
  */
-final class JobRouting {
+public final class JobRouting {
 
 	private JobRouting() {
 	}
@@ -22,7 +23,7 @@ final class JobRouting {
 	 * @throws IllegalArgumentException when the queue is partitioned and two of the job's keys that
 	 * pick a partition differ
 	 */
-	static @Nullable String routingKey(String queue, int partitions, JobOptions options) {
+	public static @Nullable String routingKey(String queue, int partitions, JobOptions options) {
 		if (partitions > 1) {
 			List<String[]> keys = new ArrayList<>(4);
 			add(keys, "partition key", options.getPartitionKey());

@@ -1,4 +1,4 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue.core.engine;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -8,19 +8,25 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 
-import static io.github.redisqueue.core.ScriptArgs.encodeAscii;
-import static io.github.redisqueue.core.ScriptArgs.encodeNumber;
-import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
+import io.github.redisqueue.core.WorkerIds;
+import io.github.redisqueue.core.WorkerInfo;
+import io.github.redisqueue.core.script.InspectReplies;
+import io.github.redisqueue.core.script.QueueKeys;
+import io.github.redisqueue.core.script.QueueScriptExecutor;
+
+import static io.github.redisqueue.core.script.ScriptArgs.encodeAscii;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeNumber;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
 
 /**
  * The registry of workers: their heartbeats, clean leaves and the lists of live and silent
  * workers, kept under keys of one hash tag outside every queue ({@link QueueKeys#workersKey}).
  * Each queue also keeps its own record of its live consumers, which its reaper pass reads.
  */
-final class WorkerRegistry {
+public final class WorkerRegistry {
 
 	/** The most workers one registry script call lists, reads or moves to the silent set. */
-	static final int PAGE = 200;
+	public static final int PAGE = 200;
 
 	private final QueueScriptExecutor executor;
 
@@ -32,7 +38,7 @@ final class WorkerRegistry {
 
 	private final byte[] infoKey;
 
-	WorkerRegistry(QueueScriptExecutor executor, String prefix, Function<String, QueueKeys[]> keys) {
+	public WorkerRegistry(QueueScriptExecutor executor, String prefix, Function<String, QueueKeys[]> keys) {
 		this.executor = executor;
 		this.keys = keys;
 		this.workersKey = encodeUtf8(QueueKeys.workersKey(prefix));
@@ -40,7 +46,7 @@ final class WorkerRegistry {
 		this.silentKey = encodeUtf8(QueueKeys.silentWorkersKey(prefix));
 	}
 
-	void heartbeat(WorkerInfo worker, Duration timeToLive) {
+	public void heartbeat(WorkerInfo worker, Duration timeToLive) {
 		WorkerIds.validate(worker.id());
 		List<byte[]> args = List.of(encodeUtf8(worker.id()), encodeNumber(timeToLive.toMillis()), encodeAscii("host"),
 				encodeUtf8(worker.host()), encodeAscii("queues"), encodeUtf8(String.join(",", worker.queues())),
@@ -56,7 +62,7 @@ final class WorkerRegistry {
 		}
 	}
 
-	void leave(WorkerInfo worker) {
+	public void leave(WorkerInfo worker) {
 		WorkerIds.validate(worker.id());
 		byte[] id = encodeUtf8(worker.id());
 		for (String queue : worker.queues()) {
@@ -73,12 +79,12 @@ final class WorkerRegistry {
 	 * The silent workers, read in pages of {@value #PAGE} ids (each call also moves at most that
 	 * many lapsed workers to the silent set), so that no script call walks every worker.
 	 */
-	List<String> silentWorkers() {
+	public List<String> silentWorkers() {
 		Set<String> ids = new LinkedHashSet<>();
 		for (int offset = 0;;) {
 			List<?> reply = this.executor.runForList(this.executor.scripts().silent(),
 					List.of(this.workersKey, this.silentKey), List.of(encodeNumber(offset), encodeNumber(PAGE)));
-			ScriptReplies.SilentPage page = ScriptReplies.silentPage(reply);
+			InspectReplies.SilentPage page = InspectReplies.silentPage(reply);
 			ids.addAll(page.ids());
 			offset += page.ids().size();
 			if (page.ids().size() < PAGE && page.moved() < PAGE) {
@@ -88,8 +94,8 @@ final class WorkerRegistry {
 	}
 
 	/** The live workers, read in pages of {@value #PAGE}. */
-	List<WorkerInfo> workers() {
-		return workers(ScriptReplies.workerPage(this.executor.runForList(this.executor.scripts().workers(),
+	public List<WorkerInfo> workers() {
+		return workers(InspectReplies.workerPage(this.executor.runForList(this.executor.scripts().workers(),
 				List.of(this.workersKey, this.infoKey), pageArgs(0))));
 	}
 
@@ -97,22 +103,22 @@ final class WorkerRegistry {
 	 * The live workers, starting from the first page read elsewhere (in a pipeline, from
 	 * {@link #workersCall()}): the pages after it when it was full.
 	 */
-	List<WorkerInfo> workers(ScriptReplies.WorkerPage first) {
+	public List<WorkerInfo> workers(InspectReplies.WorkerPage first) {
 		Map<String, WorkerInfo> workers = new LinkedHashMap<>();
-		ScriptReplies.WorkerPage page = first;
+		InspectReplies.WorkerPage page = first;
 		for (int offset = 0;;) {
 			page.workers().forEach((worker) -> workers.putIfAbsent(worker.id(), worker));
 			offset += page.read();
 			if (page.read() < PAGE) {
 				return List.copyOf(workers.values());
 			}
-			page = ScriptReplies.workerPage(this.executor.runForList(this.executor.scripts().workers(),
+			page = InspectReplies.workerPage(this.executor.runForList(this.executor.scripts().workers(),
 					List.of(this.workersKey, this.infoKey), pageArgs(offset)));
 		}
 	}
 
 	/** The {@code workers.lua} call of the first page, for a pipeline of its own. */
-	QueueScriptExecutor.ScriptCall workersCall() {
+	public QueueScriptExecutor.ScriptCall workersCall() {
 		return new QueueScriptExecutor.ScriptCall(this.executor.scripts().workers(),
 				List.of(this.workersKey, this.infoKey), pageArgs(0));
 	}

@@ -1,6 +1,9 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue.core.wakeup;
 
 import java.time.Duration;
+
+import io.github.redisqueue.core.QueueWaiter;
+import io.github.redisqueue.core.script.QueueKeys;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -10,13 +13,13 @@ import org.springframework.data.redis.connection.RedisListCommands.Direction;
  * The waiter of a queue of one partition: one blocking {@code BLMOVE} from the queue's list of
  * wake-ups, on a connection of its own, so that each wake-up ends one consumer's wait.
  */
-final class ListWaiter implements QueueWaiter {
+public final class ListWaiter implements QueueWaiter {
 
 	private final RedisConnection connection;
 
 	private final QueueKeys keys;
 
-	ListWaiter(RedisConnectionFactory connectionFactory, QueueKeys keys) {
+	public ListWaiter(RedisConnectionFactory connectionFactory, QueueKeys keys) {
 		this.connection = connectionFactory.getConnection();
 		this.keys = keys;
 	}

@@ -1,4 +1,4 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue.core.script;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
  * inside a string or a trailing comment keeps its definition too: the filter may keep too much,
  * never too little.
  */
-final class ScriptPrelude {
+public final class ScriptPrelude {
 
 	private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
@@ -40,7 +40,7 @@ final class ScriptPrelude {
 	 * @param body the script's own text
 	 * @return those statements, in order, each followed by a line break
 	 */
-	static String neededBy(String prelude, String body) {
+	public static String neededBy(String prelude, String body) {
 		return neededBy(List.of(prelude), body);
 	}
 
@@ -50,7 +50,7 @@ final class ScriptPrelude {
 	 * @param body the script's own text
 	 * @return those statements, in order, each followed by a line break
 	 */
-	static String neededBy(List<String> modules, String body) {
+	public static String neededBy(List<String> modules, String body) {
 		List<Statement> statements = new ArrayList<>();
 		for (String module : modules) {
 			statements.addAll(statements(module));

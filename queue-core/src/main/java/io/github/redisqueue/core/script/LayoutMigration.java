@@ -1,13 +1,13 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue.core.script;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import static io.github.redisqueue.core.ScriptArgs.encodeAscii;
-import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
-import static io.github.redisqueue.core.ScriptReplies.text;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeAscii;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
+import static io.github.redisqueue.core.script.ScriptReplies.text;
 
 /**
  * Moves the data under a key prefix from layout {@value #FROM} to the current one, when a template
@@ -18,10 +18,10 @@ import static io.github.redisqueue.core.ScriptReplies.text;
  * start at once both walk the data and each record moves once. The scripts read records of both
  * layouts, so jobs keep running while this goes on.
  */
-final class LayoutMigration {
+public final class LayoutMigration {
 
 	/** The layout this migrates from. */
-	static final String FROM = "4";
+	public static final String FROM = "4";
 
 	private static final byte[] JOBS = encodeAscii("jobs");
 
@@ -31,13 +31,13 @@ final class LayoutMigration {
 
 	private final String prefix;
 
-	LayoutMigration(QueueScriptExecutor executor, String prefix) {
+	public LayoutMigration(QueueScriptExecutor executor, String prefix) {
 		this.executor = executor;
 		this.prefix = prefix;
 	}
 
 	/** Migrates every registered queue; returns how many records moved. */
-	long run() {
+	public long run() {
 		Set<byte[]> queues = this.executor.redis().opsForSet().members(encodeUtf8(QueueKeys.registryKey(this.prefix)));
 		Map<byte[], byte[]> counts = this.executor.redis()
 			.<byte[], byte[]>opsForHash()

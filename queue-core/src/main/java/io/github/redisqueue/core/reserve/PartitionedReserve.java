@@ -1,4 +1,4 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue.core.reserve;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -8,6 +8,15 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 
+import io.github.redisqueue.core.JobRef;
+import io.github.redisqueue.core.QueueScripts;
+import io.github.redisqueue.core.Reservation;
+import io.github.redisqueue.core.ReservedJob;
+import io.github.redisqueue.core.engine.QueueContext;
+import io.github.redisqueue.core.partition.QueuePartitions;
+import io.github.redisqueue.core.script.QueueKeys;
+import io.github.redisqueue.core.script.QueueScriptExecutor;
+import io.github.redisqueue.core.script.ScriptReplies;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,12 +26,12 @@ import org.springframework.data.redis.core.script.RedisScript;
 /**
  * One reserve of a partitioned queue, in one of two ways.
  *
- * <p><b>Shared</b> ({@link QueueTemplate#reserveBatch}): the first round calls the partitions at
+ * <p><b>Shared</b> ({@code QueueTemplate.reserveBatch}): the first round calls the partitions at
  * once, each with an equal share of the jobs wanted (the shares left over go to the partitions
  * first in turn) and the completions of its own jobs; a partition with completions and no share
  * gets them by the complete script, and one with neither is not called.
  *
- * <p><b>In turn</b> ({@link QueueTemplate#reserveInTurn}, for fetch loops): the first round asks
+ * <p><b>In turn</b> ({@code QueueTemplate.reserveInTurn}, for fetch loops): the first round asks
  * the partition whose turn it is for all the jobs wanted, with its completions; the completions
  * of the other partitions go to theirs by the complete script in the same round (sent together,
  * so one round trip), never held back for a later turn: a completion that waited for its
@@ -48,14 +57,16 @@ import org.springframework.data.redis.core.script.RedisScript;
  * are left out), so that a master being failed over costs the others one wait for its answer per
  * second at most, not one per reserve.
  */
-final class PartitionedReserve {
+public final class PartitionedReserve {
 
 	private static final Logger logger = LoggerFactory.getLogger(PartitionedReserve.class);
 
 	/** How long reserves leave out a partition that failed to answer. */
-	static final Duration SKIP = Duration.ofSeconds(1);
+	public static final Duration SKIP = Duration.ofSeconds(1);
 
-	private final QueueTemplate template;
+	private final QueueContext context;
+
+	private final JobReserver reserver;
 
 	private final String queue;
 
@@ -65,15 +76,17 @@ final class PartitionedReserve {
 
 	private final boolean inTurn;
 
-	PartitionedReserve(QueueTemplate template, String queue, QueueKeys[] parts, int first, boolean inTurn) {
-		this.template = template;
+	public PartitionedReserve(QueueContext context, JobReserver reserver, String queue, QueueKeys[] parts, int first,
+			boolean inTurn) {
+		this.context = context;
+		this.reserver = reserver;
 		this.queue = queue;
 		this.parts = parts;
 		this.first = first;
 		this.inTurn = inTurn;
 	}
 
-	Reservation reserve(int max, Duration lease, String workerId, Collection<JobRef> completions, int maxAttempts,
+	public Reservation reserve(int max, Duration lease, String workerId, Collection<JobRef> completions, int maxAttempts,
 			int startNow) {
 		int count = this.parts.length;
 		// per partition, the completions of its jobs not sent yet
@@ -82,14 +95,14 @@ final class PartitionedReserve {
 			acks.add(new ArrayList<>());
 		}
 		for (JobRef ref : completions) {
-			acks.get(QueueTemplate.partitionOfId(ref.id(), count)).add(ref);
+			acks.get(QueuePartitions.partitionOfId(ref.id(), count)).add(ref);
 		}
 		// partitions in turn order that may hold ready jobs
 		List<Integer> candidates = new ArrayList<>(count);
 		Merged merged = new Merged();
 		for (int i = 0; i < count; i++) {
 			int p = (this.first + i) % count;
-			if (!this.template.partitioning().skipped(this.parts[p])) {
+			if (!this.context.partitioning().skipped(this.parts[p])) {
 				candidates.add(p);
 			}
 		}
@@ -104,7 +117,7 @@ final class PartitionedReserve {
 		RuntimeException lastFailure = null;
 		int answered = 0;
 		Set<String> silent = new TreeSet<>();
-		QueueScripts scripts = this.template.executor().scripts();
+		QueueScripts scripts = this.context.executor().scripts();
 		while (firstRound || (remaining > 0 && !candidates.isEmpty())) {
 			List<Integer> called = new ArrayList<>();
 			// per call, the jobs asked of its partition; -1 for a call that only completes
@@ -133,7 +146,7 @@ final class PartitionedReserve {
 					shares.add(-1);
 					starts.add(0);
 					calls.add(scripts.complete());
-					args.add(this.template.completeArgs(acksOf));
+					args.add(this.reserver.completeArgs(acksOf));
 					continue;
 				}
 				int start = Math.min(startLeft, share);
@@ -142,16 +155,16 @@ final class PartitionedReserve {
 				starts.add(start);
 				calls.add(scripts.reserve());
 				// a partitioned queue has no rate limit (QueueSettings refuses one)
-				args.add(this.template.reserveArgs(share, lease, workerId, acksOf, maxAttempts, start, null));
+				args.add(this.reserver.reserveArgs(share, lease, workerId, acksOf, maxAttempts, start, null));
 			}
-			QueueScriptExecutor.Each each = this.template.executor().runEach(calls, keys, args);
+			QueueScriptExecutor.Each each = this.context.executor().runEach(calls, keys, args);
 			for (int i = 0; i < called.size(); i++) {
 				int p = called.get(i);
 				RuntimeException failure = each.failures()[i];
 				if (failure != null) {
 					lastFailure = failure;
 					silent.add(this.parts[p].name());
-					this.template.partitioning().skip(this.parts[p], SKIP);
+					this.context.partitioning().skip(this.parts[p], SKIP);
 					candidates.remove((Integer) p);
 					merged.unsent.addAll(sent.get(i));
 					// the threads it would have started are left for the next round
@@ -162,11 +175,11 @@ final class PartitionedReserve {
 				}
 				answered++;
 				if (shares.get(i) < 0) {
-					merged.addCompletions(this.template.completedOn(this.queue, this.parts[p], each.reply(i)));
+					merged.addCompletions(this.reserver.completedOn(this.queue, this.parts[p], each.reply(i)));
 					continue;
 				}
-				Reservation part = this.template.reserved(this.queue, this.parts[p], ScriptReplies.reservation(this.queue,
-						each.reply(i), (raw) -> this.template.headers(this.queue, raw))).aheadFrom(starts.get(i));
+				Reservation part = this.reserver.reserved(this.queue, this.parts[p], ScriptReplies.reservation(this.queue,
+						each.reply(i), (raw) -> this.context.headers(this.queue, raw))).aheadFrom(starts.get(i));
 				merged.add(part);
 				int got = part.jobs().size();
 				// a partition that came up short started fewer: those threads are left for the next round
@@ -183,7 +196,7 @@ final class PartitionedReserve {
 		if (answered == 0 && lastFailure != null) {
 			throw lastFailure;
 		}
-		if (this.template.partitioning().silent(this.queue, silent) && lastFailure != null) {
+		if (this.context.partitioning().silent(this.queue, silent) && lastFailure != null) {
 			logger.warn("Partitions {} of queue '{}' did not answer; the other partitions are served meanwhile: {}",
 					silent, this.queue, lastFailure.toString());
 		}
@@ -214,7 +227,7 @@ final class PartitionedReserve {
 		Instant serverTime = Instant.EPOCH;
 
 		/** The codes of a complete call: refused (stale) and missing ones counted. */
-		void addCompletions(List<?> codes) {
+		public void addCompletions(List<?> codes) {
 			for (Object code : codes) {
 				long value = ScriptReplies.asLong(code);
 				if (value == 0) {
@@ -226,7 +239,7 @@ final class PartitionedReserve {
 			}
 		}
 
-		void add(Reservation part) {
+		public void add(Reservation part) {
 			this.jobs.addAll(part.jobs());
 			this.ahead.addAll(part.reservedAhead());
 			if (part.nextDue() != null && (this.nextDue == null || part.nextDue().isBefore(this.nextDue))) {
@@ -242,7 +255,7 @@ final class PartitionedReserve {
 			}
 		}
 
-		Reservation reservation() {
+		public Reservation reservation() {
 			return new Reservation(List.copyOf(this.jobs), this.nextDue, this.reclaimed, this.expired, this.refused,
 					this.missing, this.serverTime, List.copyOf(this.unsent), null, List.copyOf(this.ahead), this.cutShort);
 		}

@@ -1,4 +1,4 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue.core.engine;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -7,13 +7,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
-import static io.github.redisqueue.core.ScriptArgs.encodeAscii;
-import static io.github.redisqueue.core.ScriptArgs.encodeNumber;
-import static io.github.redisqueue.core.ScriptReplies.text;
+import io.github.redisqueue.core.JobInfo;
+import io.github.redisqueue.core.JobOrder;
+import io.github.redisqueue.core.script.InspectReplies;
+import io.github.redisqueue.core.script.QueueKeys;
+import io.github.redisqueue.core.script.QueueScriptExecutor;
+import io.github.redisqueue.core.script.ScriptReplies;
+
+import static io.github.redisqueue.core.script.ScriptArgs.encodeAscii;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeNumber;
+import static io.github.redisqueue.core.script.ScriptReplies.text;
 
 /**
  * Pages of the jobs of one state, read with {@code jobs.lua} 'list' (see
- * {@link QueueAdmin#jobs} and {@link QueueAdmin#deadLetters}). A call of the script stops once
+ * {@code QueueAdmin.jobs} and {@code QueueAdmin.deadLetters}). A call of the script stops once
  * the payloads it read pass its byte budget and tells how many index entries it covered: a run
  * of jobs is read in as many calls as its bytes need, each going on where the last stopped. A
  * page of a partitioned queue is read in two steps, so that no call builds more jobs than the
@@ -24,7 +31,7 @@ import static io.github.redisqueue.core.ScriptReplies.text;
  * before where it stopped, and the next call is given that: only a run's first call looks for its
  * place among the plain jobs (a search of the list, which reads elements deep in it).
  */
-final class JobPages {
+public final class JobPages {
 
 	private static final byte[] LIST = encodeAscii("list");
 
@@ -39,29 +46,29 @@ final class JobPages {
 	private static final byte[] NO_PLAIN_COUNT = encodeAscii("");
 
 	/** Most index scores one call reads for the merge of a partitioned queue's page. */
-	static final int SCORE_SLICE = 500;
+	public static final int SCORE_SLICE = 500;
 
-	private final QueueTemplate template;
+	private final QueueContext context;
 
 	private final QueueScriptExecutor executor;
 
-	JobPages(QueueTemplate template) {
-		this.template = template;
-		this.executor = template.executor();
+	public JobPages(QueueContext context) {
+		this.context = context;
+		this.executor = context.executor();
 	}
 
 	/**
 	 * The page; the caller checked the state and the bounds.
 	 * @param index the state's name in the script: ready, delayed, active or dead
 	 */
-	List<JobInfo> page(String queue, String index, JobOrder order, int offset, int count) {
-		return listed(queue, index, order, offset, count).stream().map(ScriptReplies.ListedJob::job).toList();
+	public List<JobInfo> page(String queue, String index, JobOrder order, int offset, int count) {
+		return listed(queue, index, order, offset, count).stream().map(InspectReplies.ListedJob::job).toList();
 	}
 
 	/** The page, each job with its index score. */
-	List<ScriptReplies.ListedJob> listed(String queue, String index, JobOrder order, int offset, int count) {
+	public List<InspectReplies.ListedJob> listed(String queue, String index, JobOrder order, int offset, int count) {
 		boolean descending = order == JobOrder.NEWEST_FIRST;
-		QueueKeys[] parts = this.template.partitions(queue);
+		QueueKeys[] parts = this.context.partitions(queue);
 		if (parts.length == 1) {
 			return list(queue, parts[0], index, descending, offset, count);
 		}
@@ -89,14 +96,14 @@ final class JobPages {
 		int[] before = new int[parts.length];
 		int[] onPage = new int[parts.length];
 		split(scores, descending, offset, count, before, onPage);
-		List<ScriptReplies.ListedJob> page = new ArrayList<>(Math.min(count, 1000));
+		List<InspectReplies.ListedJob> page = new ArrayList<>(Math.min(count, 1000));
 		for (int p = 0; p < parts.length; p++) {
 			if (onPage[p] > 0) {
 				page.addAll(list(queue, parts[p], index, descending, before[p], onPage[p]));
 			}
 		}
 		// a stable sort: equal scores keep partition order, and each partition's own order
-		Comparator<ScriptReplies.ListedJob> byScore = Comparator.comparingDouble(ScriptReplies.ListedJob::score);
+		Comparator<InspectReplies.ListedJob> byScore = Comparator.comparingDouble(InspectReplies.ListedJob::score);
 		page.sort(descending ? byScore.reversed() : byScore);
 		return page;
 	}
@@ -105,7 +112,7 @@ final class JobPages {
 	 * Merges the partitions' scores (each ascending) in page order, equal scores in partition
 	 * order, and counts per partition its jobs before the page and on it.
 	 */
-	static void split(double[][] scores, boolean descending, int offset, int count, int[] before, int[] onPage) {
+	public static void split(double[][] scores, boolean descending, int offset, int count, int[] before, int[] onPage) {
 		int[] taken = new int[scores.length];
 		Arrays.fill(before, 0);
 		Arrays.fill(onPage, 0);
@@ -135,10 +142,10 @@ final class JobPages {
 	}
 
 	/** The jobs at positions offset to offset + count - 1 of one partition, in as many calls as their bytes need. */
-	private List<ScriptReplies.ListedJob> list(String queue, QueueKeys k, String index, boolean descending, int offset,
+	private List<InspectReplies.ListedJob> list(String queue, QueueKeys k, String index, boolean descending, int offset,
 			int count) {
-		Function<byte[], Map<String, String>> headers = (raw) -> this.template.headers(queue, raw);
-		List<ScriptReplies.ListedJob> jobs = new ArrayList<>();
+		Function<byte[], Map<String, String>> headers = (raw) -> this.context.headers(queue, raw);
+		List<InspectReplies.ListedJob> jobs = new ArrayList<>();
 		int done = 0;
 		// unknown for the first call ('')
 		byte[] plainBefore = NO_PLAIN_COUNT;
@@ -148,7 +155,7 @@ final class JobPages {
 					plainBefore));
 			int covered = (int) ScriptReplies.asLong(reply.get(0));
 			plainBefore = encodeNumber(ScriptReplies.asLong(reply.get(1)));
-			jobs.addAll(ScriptReplies.listedJobs(queue, reply.subList(2, reply.size()), headers));
+			jobs.addAll(InspectReplies.listedJobs(queue, reply.subList(2, reply.size()), headers));
 			if (covered == 0) {
 				break;
 			}

@@ -1,4 +1,4 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue.core.script;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,6 +9,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 import io.github.redisqueue.QueueException;
+import io.github.redisqueue.core.QueueScripts;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.SlotHash;
@@ -30,7 +31,7 @@ import org.springframework.data.redis.core.RedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.data.redis.serializer.RedisSerializer;
 
-import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
 
 /**
  * Runs the engine's scripts: by SHA, and as a plain EVAL when Redis lost the script
@@ -40,7 +41,7 @@ import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
  * {@link DataAccessException}, translated by the connection factory; a deadline of its own that
  * passes is a {@link QueryTimeoutException}.
  */
-final class QueueScriptExecutor {
+public final class QueueScriptExecutor {
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -51,7 +52,7 @@ final class QueueScriptExecutor {
 	// run before the first script call (see QueueRegistration#open); null once it answered
 	private volatile @Nullable Runnable firstUse;
 
-	QueueScriptExecutor(RedisConnectionFactory connectionFactory, QueueScripts scripts) {
+	public QueueScriptExecutor(RedisConnectionFactory connectionFactory, QueueScripts scripts) {
 		this.connectionFactory = connectionFactory;
 		this.scripts = scripts;
 		RedisTemplate<byte[], byte[]> template = new RedisTemplate<>();
@@ -66,11 +67,11 @@ final class QueueScriptExecutor {
 	}
 
 	/** The template for the plain commands around the scripts. */
-	RedisTemplate<byte[], byte[]> redis() {
+	public RedisTemplate<byte[], byte[]> redis() {
 		return this.redis;
 	}
 
-	QueueScripts scripts() {
+	public QueueScripts scripts() {
 		return this.scripts;
 	}
 
@@ -78,7 +79,7 @@ final class QueueScriptExecutor {
 	 * What to run before the first script call of a queue; it runs again before the next call
 	 * until it returns without failing, then never.
 	 */
-	void beforeFirstUse(Runnable check) {
+	public void beforeFirstUse(Runnable check) {
 		this.firstUse = check;
 	}
 
@@ -91,16 +92,16 @@ final class QueueScriptExecutor {
 	}
 
 	/**
-	 * Runs a script of one queue ({@code common.lua}: its keys, then the channel of finished
+	 * Runs a script of one queue ({@code common-keys.lua}: its keys, then the channel of finished
 	 * batches, the form of its job ids and {@code args}).
 	 */
-	List<Object> run(RedisScript<?> script, QueueKeys k, List<byte[]> args) {
+	public List<Object> run(RedisScript<?> script, QueueKeys k, List<byte[]> args) {
 		opened();
 		return runOpened(script, k, args);
 	}
 
 	/** {@link #run} without the first-use check: for the work that check does itself. */
-	List<Object> runOpened(RedisScript<?> script, QueueKeys k, List<byte[]> args) {
+	public List<Object> runOpened(RedisScript<?> script, QueueKeys k, List<byte[]> args) {
 		List<Object> reply = eval(script, ReturnType.MULTI, k.scriptKeys(), queueArgs(k, args));
 		return (reply != null) ? reply : List.of();
 	}
@@ -113,7 +114,7 @@ final class QueueScriptExecutor {
 	 * own: the outcome of call {@code i} is {@code replies[i]} or {@code failures[i]}.
 	 * @return per call, its reply or the failure it met
 	 */
-	Each runEach(List<RedisScript<?>> scripts, List<QueueKeys> ks, List<List<byte[]>> args) {
+	public Each runEach(List<RedisScript<?>> scripts, List<QueueKeys> ks, List<List<byte[]>> args) {
 		int n = ks.size();
 		Object[] replies = new Object[n];
 		RuntimeException[] failures = new RuntimeException[n];
@@ -178,10 +179,10 @@ final class QueueScriptExecutor {
 	 * @param replies the replies, {@code null} where the call failed
 	 * @param failures the failures, {@code null} where the call answered
 	 */
-	record Each(@Nullable Object[] replies, @Nullable RuntimeException[] failures) {
+	public record Each(@Nullable Object[] replies, @Nullable RuntimeException[] failures) {
 
 		@SuppressWarnings("unchecked")
-		List<Object> reply(int i) {
+		public List<Object> reply(int i) {
 			return (List<Object>) this.replies[i];
 		}
 
@@ -192,7 +193,7 @@ final class QueueScriptExecutor {
 	 * past the timeout the command is cancelled (Lettuce does not send a cancelled command that
 	 * still waits for a connection) and the call fails; other drivers fall back to {@link #run}.
 	 */
-	List<Object> runWithin(RedisScript<?> script, QueueKeys k, List<byte[]> extraKeys, List<byte[]> args,
+	public List<Object> runWithin(RedisScript<?> script, QueueKeys k, List<byte[]> extraKeys, List<byte[]> args,
 			Duration timeout) {
 		opened();
 		List<byte[]> allKeys = keys(k, extraKeys);
@@ -224,7 +225,7 @@ final class QueueScriptExecutor {
 	 * slot), so that the count covers the script's writes. Needs Lettuce.
 	 * @return the script's reply, and the number of replicas that acknowledged its writes
 	 */
-	Replicated runReplicated(RedisScript<?> script, QueueKeys k, List<byte[]> extraKeys, List<byte[]> args,
+	public Replicated runReplicated(RedisScript<?> script, QueueKeys k, List<byte[]> extraKeys, List<byte[]> args,
 			Duration timeout, int replicas, Duration waitTimeout) {
 		byte[][] keys = keys(k, extraKeys).toArray(byte[][]::new);
 		byte[][] argv = queueArgs(k, args).toArray(byte[][]::new);
@@ -273,7 +274,7 @@ final class QueueScriptExecutor {
 	 * @param reply the reply
 	 * @param replicas replicas that acknowledged
 	 */
-	record Replicated(List<Object> reply, long replicas) {
+	public record Replicated(List<Object> reply, long replicas) {
 
 	}
 
@@ -288,13 +289,13 @@ final class QueueScriptExecutor {
 	}
 
 	/** Runs a script on keys outside every queue (the worker registry) that answers a list. */
-	List<Object> runForList(RedisScript<?> script, List<byte[]> keys, List<byte[]> args) {
+	public List<Object> runForList(RedisScript<?> script, List<byte[]> keys, List<byte[]> args) {
 		List<Object> reply = eval(script, ReturnType.MULTI, keys, args);
 		return (reply != null) ? reply : List.of();
 	}
 
 	/** Runs a script on keys outside every queue (the worker registry) that answers a number. */
-	@Nullable Long runForNumber(RedisScript<?> script, List<byte[]> keys, List<byte[]> args) {
+	public @Nullable Long runForNumber(RedisScript<?> script, List<byte[]> keys, List<byte[]> args) {
 		return eval(script, ReturnType.INTEGER, keys, args);
 	}
 
@@ -304,7 +305,7 @@ final class QueueScriptExecutor {
 	 * each call), each answer awaited up to the client's command timeout. A script Redis lost is
 	 * loaded and the whole batch sent once more.
 	 */
-	List<Object> pipelined(List<Command> commands) {
+	public List<Object> pipelined(List<Command> commands) {
 		opened();
 		try {
 			return pipelinedOnce(commands);
@@ -319,7 +320,7 @@ final class QueueScriptExecutor {
 	}
 
 	/** Loads every script into the Redis script cache. */
-	void preload() {
+	public void preload() {
 		this.redis.execute((RedisCallback<Void>) (connection) -> {
 			for (RedisScript<?> script : this.scripts.all()) {
 				connection.scriptingCommands().scriptLoad(encodeUtf8(script.getScriptAsString()));
@@ -329,7 +330,7 @@ final class QueueScriptExecutor {
 	}
 
 	/** Whether a failure, or one of its causes or pipelined replies, says {@code text}. */
-	static boolean mentions(Throwable failure, String text) {
+	public static boolean mentions(Throwable failure, String text) {
 		for (Throwable t = failure; t != null; t = t.getCause()) {
 			if (String.valueOf(t.getMessage()).contains(text)) {
 				return true;
@@ -476,19 +477,19 @@ final class QueueScriptExecutor {
 	}
 
 	/** A command of a {@link #pipelined} batch. */
-	sealed interface Command permits SetMembers, ScriptCall {
+	public sealed interface Command permits SetMembers, ScriptCall {
 
 	}
 
 	/** {@code SMEMBERS key}. */
-	record SetMembers(byte[] key) implements Command {
+	public record SetMembers(byte[] key) implements Command {
 
 	}
 
 	/** A script by SHA; the script of one queue is {@link #of} its keys. */
-	record ScriptCall(RedisScript<?> script, List<byte[]> keys, List<byte[]> args) implements Command {
+	public record ScriptCall(RedisScript<?> script, List<byte[]> keys, List<byte[]> args) implements Command {
 
-		static ScriptCall of(RedisScript<?> script, QueueKeys k, List<byte[]> args) {
+		public static ScriptCall of(RedisScript<?> script, QueueKeys k, List<byte[]> args) {
 			return new ScriptCall(script, k.scriptKeys(), queueArgs(k, args));
 		}
 

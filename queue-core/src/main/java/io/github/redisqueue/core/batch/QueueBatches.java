@@ -1,4 +1,4 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue.core.batch;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -8,37 +8,54 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
+import io.github.redisqueue.core.Batch;
+import io.github.redisqueue.core.BatchBuilder;
+import io.github.redisqueue.core.BatchState;
+import io.github.redisqueue.core.BatchStatus;
+import io.github.redisqueue.core.DurableEnqueue;
+import io.github.redisqueue.core.JobOutcome;
+import io.github.redisqueue.core.JobResult;
+import io.github.redisqueue.core.PayloadTooLargeException;
+import io.github.redisqueue.core.QueueBatchException;
+import io.github.redisqueue.core.engine.QueueContext;
+import io.github.redisqueue.core.enqueue.JobEnqueuer;
+import io.github.redisqueue.core.script.InspectReplies;
+import io.github.redisqueue.core.script.QueueKeys;
+import io.github.redisqueue.core.script.ScriptReplies;
 import org.jspecify.annotations.Nullable;
 
-import static io.github.redisqueue.core.ScriptArgs.encodeAscii;
-import static io.github.redisqueue.core.ScriptArgs.encodeNumber;
-import static io.github.redisqueue.core.ScriptArgs.encodeUtf8;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeAscii;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeNumber;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
 
 /**
  * The batches of a template: every call of {@code batch.lua} (open, feed, seal, cancel, read), and
  * the two ends of a finished batch through {@link BatchCompletions}. {@link Batch},
  * {@link BatchBuilder} and the template's batch operations go through it.
  */
-final class QueueBatches {
+public final class QueueBatches {
 
 	/** Most sub-jobs one script call adds, cancels, or returns results of. */
-	static final int CHUNK = 1000;
+	public static final int CHUNK = 1000;
 
-	private final QueueTemplate template;
+	private final QueueContext context;
+
+	private final JobEnqueuer enqueuer;
 
 	private final BatchCompletions completions;
 
-	QueueBatches(QueueTemplate template) {
-		this.template = template;
-		this.completions = new BatchCompletions(template, this);
+	public QueueBatches(QueueContext context, JobEnqueuer enqueuer) {
+		this.context = context;
+		this.enqueuer = enqueuer;
+		this.completions = new BatchCompletions(context, enqueuer, this);
 	}
 
-	Optional<BatchStatus> status(String queue, String batchId) {
+	public Optional<BatchStatus> status(String queue, String batchId) {
 		List<Object> reply = run(queue, "status", batchId);
-		return reply.isEmpty() ? Optional.empty() : Optional.of(ScriptReplies.batchStatus(queue, batchId, reply, 0));
+		return reply.isEmpty() ? Optional.empty() : Optional.of(InspectReplies.batchStatus(queue, batchId, reply, 0));
 	}
 
-	BatchStatus cancel(String queue, String batchId) {
+	public BatchStatus cancel(String queue, String batchId) {
 		List<Object> reply;
 		do {
 			reply = run(queue, "cancel", batchId, encodeNumber(CHUNK));
@@ -47,11 +64,11 @@ final class QueueBatches {
 			}
 		}
 		while (ScriptReplies.asLong(reply.get(1)) > 0);
-		this.completions.forward(queue, this.template.keysFor(queue, batchId));
+		this.completions.forward(queue, this.context.keysFor(queue, batchId));
 		return status(queue, batchId).orElseThrow(() -> QueueBatchException.missing(queue, batchId));
 	}
 
-	<T> List<JobResult<T>> results(String queue, String batchId, long offset, int count, Class<T> type) {
+	public <T> List<JobResult<T>> results(String queue, String batchId, long offset, int count, Class<T> type) {
 		if (offset < 0 || count < 1 || count > CHUNK) {
 			throw new IllegalArgumentException("Result page offset " + offset + ", count " + count
 					+ " is out of range: the offset must be 0 or more and the count from 1 to " + CHUNK);
@@ -61,46 +78,47 @@ final class QueueBatches {
 			return List.of();
 		}
 		// each result is a key of its own (it expires by itself), all in the queue's slot
-		QueueKeys k = this.template.keysFor(queue, batchId);
+		QueueKeys k = this.context.keysFor(queue, batchId);
 		List<String> ids = reply.stream().map(ScriptReplies::text).toList();
-		List<byte[]> raw = this.template.executor().redis().opsForValue()
+		List<byte[]> raw = this.context.executor().redis().opsForValue()
 			.multiGet(ids.stream().map((id) -> encodeUtf8(k.resultKey(id))).toList());
 		List<JobResult<T>> results = new ArrayList<>(ids.size());
 		for (int i = 0; i < ids.size(); i++) {
 			byte[] value = (raw != null) ? raw.get(i) : null;
 			results.add(new JobResult<>(ids.get(i),
-					(value != null && value.length > 0) ? this.template.getSerializer().deserialize(value, type) : null));
+					(value != null && value.length > 0) ? this.context.serializer().deserialize(value, type) : null));
 		}
 		return results;
 	}
 
-	Batch open(String queue, @Nullable String id, int maxConcurrency, int priority,
+	/** Opens a batch; returns its id. */
+	public String open(String queue, @Nullable String id, int maxConcurrency, int priority,
 			@Nullable String completionQueue, @Nullable Object completionPayload, @Nullable Integer maxAttempts,
 			Map<String, String> headerValues) {
-		QueueKeys k = (id != null) ? this.template.keysFor(queue, id) : this.template.partitioning().keysForNew(queue, null);
-		this.template.register(k);
-		byte[] completion = (completionPayload != null) ? this.template.getSerializer().serialize(completionPayload) : new byte[0];
-		if (completion.length > this.template.getSettings().maxPayloadBytes()) {
+		QueueKeys k = (id != null) ? this.context.keysFor(queue, id) : this.context.partitioning().keysForNew(queue, null);
+		this.context.register(k);
+		byte[] completion = (completionPayload != null) ? this.context.serializer().serialize(completionPayload) : new byte[0];
+		if (completion.length > this.context.settings().maxPayloadBytes()) {
 			throw new PayloadTooLargeException(String.valueOf(completionQueue), completion.length,
-					this.template.getSettings().maxPayloadBytes());
+					this.context.settings().maxPayloadBytes());
 		}
 		List<Object> reply = run(k, "open", (id != null) ? id : "", encodeNumber(maxConcurrency),
 				encodeNumber(priority), encodeUtf8((completionQueue != null) ? completionQueue : ""), completion,
-				encodeNumber(this.template.getSettings().batchRetention().toMillis()),
-				encodeNumber((maxAttempts != null) ? maxAttempts : this.template.getSettings().defaultMaxAttempts()),
-				this.template.getSerializer().serializeHeaders(headerValues));
+				encodeNumber(this.context.settings().batchRetention().toMillis()),
+				encodeNumber((maxAttempts != null) ? maxAttempts : this.context.settings().defaultMaxAttempts()),
+				this.context.serializer().serializeHeaders(headerValues));
 		String batchId = ScriptReplies.text(reply.get(0));
 		if (ScriptReplies.asLong(reply.get(1)) == 0) {
 			throw new QueueBatchException("Queue '" + queue + "' has a batch '" + batchId + "' already; batch ids are "
 					+ "unique per queue for as long as a batch is kept (its retention after it finished)");
 		}
-		return new Batch(this, queue, batchId);
+		return batchId;
 	}
 
-	List<String> add(String queue, String batchId, Collection<?> payloads) {
-		List<byte[]> serialized = this.template.serializePayloads(queue, payloads);
+	public List<String> add(String queue, String batchId, Collection<?> payloads) {
+		List<byte[]> serialized = this.enqueuer.serializePayloads(queue, payloads);
 		List<String> ids = new ArrayList<>(serialized.size());
-		int chunk = Math.min(CHUNK, this.template.getSettings().enqueueChunk());
+		int chunk = Math.min(CHUNK, this.context.settings().enqueueChunk());
 		for (int from = 0; from < serialized.size(); from += chunk) {
 			List<byte[]> part = serialized.subList(from, Math.min(from + chunk, serialized.size()));
 			List<byte[]> args = new ArrayList<>(part.size() + 1);
@@ -119,11 +137,11 @@ final class QueueBatches {
 				ids.add(ScriptReplies.text(reply.get(i)));
 			}
 		}
-		this.template.record(queue, JobOutcome.ENQUEUED, ids.size());
+		this.context.record(queue, JobOutcome.ENQUEUED, ids.size());
 		return ids;
 	}
 
-	BatchStatus seal(String queue, String batchId) {
+	public BatchStatus seal(String queue, String batchId) {
 		List<Object> reply = run(queue, "seal", batchId);
 		String state = ScriptReplies.text(reply.get(1));
 		if (ScriptReplies.asLong(reply.get(0)) != 1) {
@@ -134,14 +152,14 @@ final class QueueBatches {
 					"Batch '" + batchId + "' of queue '" + queue + "' is " + state + ": only an open batch can be sealed");
 		}
 		if (BatchState.of(state).isFinished()) {
-			this.completions.forward(queue, this.template.keysFor(queue, batchId));
+			this.completions.forward(queue, this.context.keysFor(queue, batchId));
 		}
 		return status(queue, batchId).orElseThrow(() -> QueueBatchException.missing(queue, batchId));
 	}
 
 	/** One call of 'add', waiting for replicas under a durable enqueue. */
 	private List<Object> add(String queue, String batchId, List<byte[]> more) {
-		DurableEnqueue durable = this.template.durableEnqueue();
+		DurableEnqueue durable = this.context.durableEnqueue();
 		if (durable.replicas() == 0) {
 			return run(queue, "add", batchId, more.toArray(new byte[0][]));
 		}
@@ -149,44 +167,44 @@ final class QueueBatches {
 		args.add(encodeAscii("add"));
 		args.add(encodeUtf8(batchId));
 		args.addAll(more);
-		return durable.runBatchAdd(this.template.executor(), queue, batchId, this.template.keysFor(queue, batchId), args,
-				this.template.getEnqueueTimeout());
+		return durable.runBatchAdd(this.context.executor(), queue, batchId, this.context.keysFor(queue, batchId), args,
+				this.context.enqueueTimeout());
 	}
 
 	/** Runs an operation on one batch, in the partition that holds it. */
-	List<Object> run(String queue, String op, String batchId, byte[]... more) {
-		return run(this.template.keysFor(queue, batchId), op, batchId, more);
+	public List<Object> run(String queue, String op, String batchId, byte[]... more) {
+		return run(this.context.keysFor(queue, batchId), op, batchId, more);
 	}
 
 	/** Runs an operation of the batch script in one partition of a queue. */
-	List<Object> run(QueueKeys k, String op, String batchId, byte[]... more) {
+	public List<Object> run(QueueKeys k, String op, String batchId, byte[]... more) {
 		List<byte[]> args = new ArrayList<>(2 + more.length);
 		args.add(encodeAscii(op));
 		args.add(encodeUtf8(batchId));
 		Collections.addAll(args, more);
-		return this.template.executor().run(this.template.executor().scripts().batch(), k, args);
+		return this.context.executor().run(this.context.executor().scripts().batch(), k, args);
 	}
 
-	CompletableFuture<BatchStatus> watch(String queue, String batchId) {
-		this.template.partitions(queue);
+	public CompletableFuture<BatchStatus> watch(String queue, String batchId) {
+		this.context.partitions(queue);
 		return this.completions.watch(queue, batchId);
 	}
 
 	/** Hand off the completion jobs of the finished batches of every partition of a queue. */
-	int forward(String queue) {
+	public int forward(String queue) {
 		int handed = 0;
-		for (QueueKeys k : this.template.partitions(queue)) {
+		for (QueueKeys k : this.context.partitions(queue)) {
 			handed += this.completions.forward(queue, k);
 		}
 		return handed;
 	}
 
 	/** Hand off the completion jobs of one partition's finished batches; see {@link BatchCompletions#forward}. */
-	int forward(String queue, QueueKeys k) {
+	public int forward(String queue, QueueKeys k) {
 		return this.completions.forward(queue, k);
 	}
 
-	void stop() {
+	public void stop() {
 		this.completions.stop();
 	}
 

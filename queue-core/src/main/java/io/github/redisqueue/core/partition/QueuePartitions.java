@@ -1,4 +1,4 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue.core.partition;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -13,6 +13,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 import java.util.zip.CRC32;
 
+import io.github.redisqueue.core.JobIds;
+import io.github.redisqueue.core.JobRef;
+import io.github.redisqueue.core.QueueSettings;
+import io.github.redisqueue.core.script.QueueKeys;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * or batch lives (its id names its partition), where a new one goes (its routing key's partition
  * or the next in turn), and which partitions did not answer a reserve lately.
  */
-final class QueuePartitions {
+public final class QueuePartitions {
 
 	private static final Logger logger = LoggerFactory.getLogger(QueuePartitions.class);
 
@@ -42,7 +46,7 @@ final class QueuePartitions {
 	// per partition that failed to answer a reserve, until when (System.nanoTime) reserves leave it out
 	private final ConcurrentMap<String, Long> skippedPartitions = new ConcurrentHashMap<>();
 
-	QueuePartitions(QueueSettings settings) {
+	public QueuePartitions(QueueSettings settings) {
 		this.settings = settings;
 	}
 
@@ -50,7 +54,7 @@ final class QueuePartitions {
 	 * The keys of one queue of one partition (validates the name); a partitioned queue has no such
 	 * keys, see {@link #partitions(String)}.
 	 */
-	QueueKeys keys(String queue) {
+	public QueueKeys keys(String queue) {
 		QueueKeys existing = this.keys.get(queue);
 		if (existing != null) {
 			return existing;
@@ -66,7 +70,7 @@ final class QueuePartitions {
 	 * The keys of every partition of a queue, in partition order (validates the name); one for a
 	 * queue that is not partitioned.
 	 */
-	QueueKeys[] partitions(String queue) {
+	public QueueKeys[] partitions(String queue) {
 		QueueKeys[] existing = this.partitionKeys.get(queue);
 		if (existing != null) {
 			return existing;
@@ -82,13 +86,13 @@ final class QueuePartitions {
 	}
 
 	/** The keys of the partition that holds the job or batch with the given id. */
-	QueueKeys keysFor(String queue, String id) {
+	public QueueKeys keysFor(String queue, String id) {
 		QueueKeys[] parts = partitions(queue);
 		return (parts.length == 1) ? parts[0] : parts[partitionOfId(id, parts.length)];
 	}
 
 	/** The keys of the partition that holds a job, its id checked first (see {@link JobIds}). */
-	QueueKeys keysForJob(String queue, String id) {
+	public QueueKeys keysForJob(String queue, String id) {
 		return keysFor(queue, JobIds.validate(id));
 	}
 
@@ -96,7 +100,7 @@ final class QueuePartitions {
 	 * The keys of the partition a new job or batch goes to: the partition of its routing key, or
 	 * the next partition in turn.
 	 */
-	QueueKeys keysForNew(String queue, @Nullable String routingKey) {
+	public QueueKeys keysForNew(String queue, @Nullable String routingKey) {
 		QueueKeys[] parts = partitions(queue);
 		if (parts.length == 1) {
 			return parts[0];
@@ -105,7 +109,7 @@ final class QueuePartitions {
 	}
 
 	/** The partition whose turn it is, from 0 to {@code count - 1}; the turn moves on. */
-	int nextTurn(String queue, int count) {
+	public int nextTurn(String queue, int count) {
 		return Math.floorMod(this.turns.computeIfAbsent(queue, (name) -> new AtomicInteger()).getAndIncrement(), count);
 	}
 
@@ -113,7 +117,7 @@ final class QueuePartitions {
 	 * The partition of a job or batch id: a partition's ids are its index modulo the partition
 	 * count; other ids (batch ids a caller chose) by their hash, as routing keys.
 	 */
-	static int partitionOfId(String id, int count) {
+	public static int partitionOfId(String id, int count) {
 		int length = id.length();
 		if (length > 0 && length <= 18) {
 			boolean digits = true;
@@ -129,7 +133,7 @@ final class QueuePartitions {
 	}
 
 	/** The partition of a routing key: the CRC-32 of its UTF-8 bytes modulo the partition count. */
-	static int partitionOfKey(String key, int count) {
+	public static int partitionOfKey(String key, int count) {
 		CRC32 crc = new CRC32();
 		crc.update(key.getBytes(StandardCharsets.UTF_8));
 		return (int) (crc.getValue() % count);
@@ -139,7 +143,7 @@ final class QueuePartitions {
 	 * Runs {@code call} once per partition that holds some of the jobs, with those jobs, and
 	 * returns the results in the order of {@code jobs}.
 	 */
-	<R> List<R> byPartition(String queue, Collection<JobRef> jobs,
+	public <R> List<R> byPartition(String queue, Collection<JobRef> jobs,
 			BiFunction<QueueKeys, Collection<JobRef>, List<R>> call) {
 		QueueKeys[] parts = partitions(queue);
 		JobIds.validateRefs(jobs);
@@ -172,7 +176,7 @@ final class QueuePartitions {
 	 * Records which partitions of a queue did not answer its last reserve.
 	 * @return whether that differs from the reserve before, so worth a log line
 	 */
-	boolean silent(String queue, Set<String> silent) {
+	public boolean silent(String queue, Set<String> silent) {
 		Set<String> before = this.silentPartitions.put(queue, silent);
 		boolean changed = !silent.equals((before != null) ? before : Set.of());
 		if (changed && silent.isEmpty() && before != null) {
@@ -182,12 +186,12 @@ final class QueuePartitions {
 	}
 
 	/** Leave a partition that failed to answer out of reserves for the given time. */
-	void skip(QueueKeys k, Duration time) {
+	public void skip(QueueKeys k, Duration time) {
 		this.skippedPartitions.put(k.name(), System.nanoTime() + time.toNanos());
 	}
 
 	/** Whether reserves leave the partition out now. */
-	boolean skipped(QueueKeys k) {
+	public boolean skipped(QueueKeys k) {
 		Long until = this.skippedPartitions.get(k.name());
 		if (until == null) {
 			return false;

@@ -1,4 +1,4 @@
-package io.github.redisqueue.core;
+package io.github.redisqueue.core.metrics;
 
 import java.time.Duration;
 import java.util.List;
@@ -8,6 +8,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
 
+import io.github.redisqueue.core.BatchStatus;
+import io.github.redisqueue.core.QueueAdmin;
+import io.github.redisqueue.core.QueueAdminOperations;
+import io.github.redisqueue.core.QueueCounts;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -58,7 +62,7 @@ public class QueueMetricsBinder implements MeterBinder, SmartLifecycle, AutoClos
 	private static final String GROUP_JOBS = "Jobs of groups waiting for their turn, or admitted";
 
 	/** Most open batches of one queue summed per refresh: 100 pages. */
-	static final int MAX_BATCHES_SUMMED = 100 * QueueAdmin.MAX_BATCH_PAGE;
+	public static final int MAX_BATCHES_SUMMED = 100 * QueueAdmin.MAX_BATCH_PAGE;
 
 	private final QueueAdminOperations operations;
 

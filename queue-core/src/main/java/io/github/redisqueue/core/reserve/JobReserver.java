@@ -1,0 +1,139 @@
+package io.github.redisqueue.core.reserve;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+
+import io.github.redisqueue.core.JobIds;
+import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.JobOutcome;
+import io.github.redisqueue.core.JobRef;
+import io.github.redisqueue.core.QueueOperations;
+import io.github.redisqueue.core.RateLimit;
+import io.github.redisqueue.core.Reservation;
+import io.github.redisqueue.core.WorkerIds;
+import io.github.redisqueue.core.batch.QueueBatches;
+import io.github.redisqueue.core.engine.QueueContext;
+import io.github.redisqueue.core.script.QueueKeys;
+import io.github.redisqueue.core.script.ScriptArgs;
+import io.github.redisqueue.core.script.ScriptReplies;
+import org.jspecify.annotations.Nullable;
+
+import static io.github.redisqueue.core.script.ScriptArgs.encodeNumber;
+import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
+
+/**
+ * The reserve path of a template: the checks of a reserve call, the reserve script on a queue of
+ * one partition or a {@link PartitionedReserve} on a partitioned one, the completions sent along,
+ * and the outcomes, waits and finished batches its replies report.
+ */
+public final class JobReserver {
+
+	/** Shortest lease accepted. */
+	public static final Duration MIN_LEASE = Duration.ofMillis(10);
+
+	/** Longest lease accepted. */
+	public static final Duration MAX_LEASE = Duration.ofDays(7);
+
+	/** Most jobs one reserve call may take. */
+	public static final int MAX_RESERVE = 10_000;
+
+	private final QueueContext context;
+
+	private final QueueBatches batches;
+
+	public JobReserver(QueueContext context, QueueBatches batches) {
+		this.context = context;
+		this.batches = batches;
+	}
+
+	/**
+	 * Reserve jobs; see {@link QueueOperations#reserveBatch}. With {@code inTurn}, a partitioned
+	 * queue is asked in turn (see {@link PartitionedReserve}).
+	 */
+	public Reservation reserve(String queue, int max, Duration lease, String workerId, Collection<JobRef> completions,
+			int maxAttempts, int startNow, boolean inTurn) {
+		QueueKeys[] parts = this.context.partitions(queue);
+		if (maxAttempts < 0 || maxAttempts > JobOptions.MAX_ATTEMPTS_LIMIT) {
+			throw new IllegalArgumentException("Max attempts " + maxAttempts + " is out of range: it must be from 1 to "
+					+ JobOptions.MAX_ATTEMPTS_LIMIT + ", or 0 for the job's own");
+		}
+		if (max < 1 || max > MAX_RESERVE) {
+			throw new IllegalArgumentException(
+					"Reserve count " + max + " is out of range: it must be from 1 to " + MAX_RESERVE);
+		}
+		checkLease(lease);
+		WorkerIds.validateIdentity(workerId);
+		JobIds.validateRefs(completions);
+		Reservation reservation;
+		if (parts.length == 1) {
+			ScriptReplies.ReserveReply reply = ScriptReplies.reservation(queue, this.context.executor()
+				.run(this.context.executor().scripts().reserve(), parts[0], reserveArgs(max, lease, workerId, completions,
+						maxAttempts, startNow, this.context.settings().rateLimit(queue))), (raw) -> this.context.headers(queue, raw));
+			reservation = reserved(queue, parts[0], reply).aheadFrom(startNow);
+		}
+		else {
+			this.context.register(parts[0]);
+			reservation = new PartitionedReserve(this.context, this, queue, parts, this.context.partitioning().nextTurn(queue, parts.length), inTurn)
+				.reserve(max, lease, workerId, completions, maxAttempts, startNow);
+		}
+		this.context.record(queue, JobOutcome.COMPLETED, completions.size() - reservation.refusedCompletions()
+				- reservation.missingCompletions() - reservation.unsentCompletions().size());
+		this.context.record(queue, JobOutcome.REAPED, reservation.reclaimed());
+		this.context.record(queue, JobOutcome.EXPIRED, reservation.expired());
+		if (reservation.rateLimitedUntil() != null) {
+			this.context.events().rateLimited(queue);
+		}
+		return reservation;
+	}
+
+	/** The arguments of one reserve call; {@code rateLimit} {@code null} for none. */
+	public List<byte[]> reserveArgs(int max, Duration lease, String workerId, Collection<JobRef> completions,
+			int maxAttempts, int startNow, @Nullable RateLimit rateLimit) {
+		List<byte[]> args = new ArrayList<>(9 + completions.size() * 2);
+		Collections.addAll(args, encodeNumber(max), encodeNumber(lease.toMillis()), encodeUtf8(workerId),
+				encodeNumber(this.context.settings().reclaimBatch()), encodeNumber(this.context.settings().reapBatch()),
+				encodeNumber(this.context.settings().completedRetention().toMillis()), encodeNumber(maxAttempts),
+				encodeNumber(Math.max(0, startNow)),
+				(rateLimit != null) ? encodeUtf8(rateLimit.scriptArgument()) : ScriptReplies.EMPTY);
+		ScriptArgs.addRefs(args, completions);
+		return args;
+	}
+
+	/** The arguments of one call of the complete script. */
+	public List<byte[]> completeArgs(Collection<JobRef> jobs) {
+		return ScriptArgs.completeArgs(encodeNumber(this.context.settings().completedRetention().toMillis()), List.of(), jobs);
+	}
+
+	/**
+	 * Records a partition's complete call made along with a reserve and hands off its finished
+	 * batches.
+	 * @return the per-job codes of the reply
+	 */
+	public List<?> completedOn(String queue, QueueKeys k, List<Object> reply) {
+		if (ScriptReplies.completeBatchesDone(reply) > 0) {
+			this.batches.forward(queue, k);
+		}
+		return ScriptReplies.completeCodes(reply);
+	}
+
+	/** Reports the waits of a partition's reserve and hands off its finished batches. */
+	public Reservation reserved(String queue, QueueKeys k, ScriptReplies.ReserveReply reply) {
+		reply.waits().forEach((wait) -> this.context.waited(queue, wait));
+		if (reply.batchesDone() > 0) {
+			this.batches.forward(queue, k);
+		}
+		return reply.reservation();
+	}
+
+	/** Refuses a lease out of range. */
+	public static void checkLease(Duration lease) {
+		if (lease.compareTo(MIN_LEASE) < 0 || lease.compareTo(MAX_LEASE) > 0) {
+			throw new IllegalArgumentException(
+					"Lease " + lease + " is out of range: it must be from " + MIN_LEASE + " to " + MAX_LEASE);
+		}
+	}
+
+}
