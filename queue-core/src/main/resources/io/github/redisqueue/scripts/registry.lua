@@ -16,7 +16,7 @@ local function move_silent(live, silent, now, limit)
 end
 
 -- the most workers a registry call moves to the silent set, lists or reads descriptions of
-local REGISTRY_STEP = 200
+local REGISTRY_STEP = 100
 
 -- a page argument clamped to its range: the size from 1 to REGISTRY_STEP, the offset 0 or more
 -- (an argument that is not a number reads as the smallest)

@@ -1,6 +1,6 @@
 -- Lists live workers, a page at a time. KEYS[1] = sorted set of workers (score = heartbeat
 -- deadline), KEYS[2] = hash of their descriptions (see heartbeat.lua). ARGV[1] offset among the
--- live workers (soonest deadline first), ARGV[2] page size (at most 200). Returns the number of
+-- live workers (soonest deadline first), ARGV[2] page size (at most 100). Returns the number of
 -- live entries the page read (a caller goes on while it equals the page size), then per worker
 -- with a readable description: id, then its description as a flat list of fields and values.
 local now = now_ms()

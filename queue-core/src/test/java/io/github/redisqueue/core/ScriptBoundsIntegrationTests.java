@@ -158,7 +158,7 @@ class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 			""";
 
 	// the worker registry of tens of thousands of workers: heartbeats, the lists of live and
-	// silent workers and the overview read it in calls of at most 200 workers (before: one call
+	// silent workers and the overview read it in calls of at most 100 workers (before: one call
 	// walked every worker)
 	@Test
 	void aRegistryOfFiftyThousandWorkersIsReadAndKeptInShortCalls() {

@@ -26,7 +26,7 @@ import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
 public final class WorkerRegistry {
 
 	/** The most workers one registry script call lists, reads or moves to the silent set. */
-	public static final int PAGE = 200;
+	public static final int PAGE = 100;
 
 	private final QueueScriptExecutor executor;
 
