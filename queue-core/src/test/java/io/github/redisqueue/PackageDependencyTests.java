@@ -38,7 +38,8 @@ class PackageDependencyTests {
 
 	/** The internal packages of the engine: not API, used by the engine alone. */
 	static final String[] INTERNAL = { ROOT + ".core.script..", ROOT + ".core.engine..", ROOT + ".core.enqueue..",
-			ROOT + ".core.reserve..", ROOT + ".core.batch..", ROOT + ".core.partition..", ROOT + ".core.wakeup.." };
+			ROOT + ".core.reserve..", ROOT + ".core.batch..", ROOT + ".core.partition..", ROOT + ".core.wakeup..",
+			ROOT + ".core.reactive.." };
 
 	private static JavaClasses classes;
 

@@ -1,15 +1,9 @@
 package io.github.redisqueue.core;
 
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 import io.github.redisqueue.core.batch.QueueBatches;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Builds a batch: sub-jobs of one queue of which at most {@link #maxConcurrency(int)} hold a
@@ -29,28 +23,11 @@ import org.jspecify.annotations.Nullable;
  */
 public final class BatchBuilder {
 
-	/** Characters a batch id given by the caller may use. */
-	private static final Pattern ID = Pattern.compile("[A-Za-z0-9._:-]{1,100}");
-
 	private final QueueBatches batches;
 
 	private final String queue;
 
-	private int priority;
-
-	private int maxConcurrency = QueueSettings.MAX_CONCURRENCY_CAP;
-
-	private @Nullable String completionQueue;
-
-	private @Nullable Object completionPayload;
-
-	private @Nullable String id;
-
-	private @Nullable Integer maxAttempts;
-
-	private final Map<String, String> headers = new LinkedHashMap<>();
-
-	private final List<Object> payloads = new ArrayList<>();
+	private final BatchDefinition definition = new BatchDefinition();
 
 	BatchBuilder(QueueBatches batches, String queue) {
 		this.batches = batches;
@@ -63,11 +40,7 @@ public final class BatchBuilder {
 	 * @return this builder
 	 */
 	public BatchBuilder priority(int priority) {
-		if (priority < JobOptions.MIN_PRIORITY || priority > JobOptions.MAX_PRIORITY) {
-			throw new IllegalArgumentException("Priority " + priority + " is out of range: it must be from "
-					+ JobOptions.MIN_PRIORITY + " to " + JobOptions.MAX_PRIORITY);
-		}
-		this.priority = priority;
+		this.definition.priority(priority);
 		return this;
 	}
 
@@ -78,11 +51,7 @@ public final class BatchBuilder {
 	 * @return this builder
 	 */
 	public BatchBuilder maxConcurrency(int maxConcurrency) {
-		if (maxConcurrency < 1 || maxConcurrency > QueueSettings.MAX_CONCURRENCY_CAP) {
-			throw new IllegalArgumentException("Batch concurrency " + maxConcurrency
-					+ " is out of range: it must be from 1 to " + QueueSettings.MAX_CONCURRENCY_CAP);
-		}
-		this.maxConcurrency = maxConcurrency;
+		this.definition.maxConcurrency(maxConcurrency);
 		return this;
 	}
 
@@ -94,8 +63,7 @@ public final class BatchBuilder {
 	 * @return this builder
 	 */
 	public BatchBuilder onComplete(String queue) {
-		this.completionQueue = QueueNames.validate(queue);
-		this.completionPayload = null;
+		this.definition.onComplete(queue, null);
 		return this;
 	}
 
@@ -107,8 +75,7 @@ public final class BatchBuilder {
 	 * @return this builder
 	 */
 	public BatchBuilder onComplete(String queue, Object payload) {
-		this.completionQueue = QueueNames.validate(queue);
-		this.completionPayload = Objects.requireNonNull(payload, "payload");
+		this.definition.onComplete(queue, Objects.requireNonNull(payload, "payload"));
 		return this;
 	}
 
@@ -119,11 +86,7 @@ public final class BatchBuilder {
 	 * @return this builder
 	 */
 	public BatchBuilder id(String id) {
-		if (!ID.matcher(id).matches()) {
-			throw new IllegalArgumentException("Batch id '" + JobOptions.Builder.abbreviate(id)
-					+ "' is invalid: it must have 1 to 100 letters, digits, '.', '_', ':' or '-'");
-		}
-		this.id = id;
+		this.definition.id(id);
 		return this;
 	}
 
@@ -133,7 +96,7 @@ public final class BatchBuilder {
 	 * @return this builder
 	 */
 	public BatchBuilder maxAttempts(int maxAttempts) {
-		this.maxAttempts = JobOptions.builder().maxAttempts(maxAttempts).build().getMaxAttempts();
+		this.definition.maxAttempts(maxAttempts);
 		return this;
 	}
 
@@ -144,8 +107,7 @@ public final class BatchBuilder {
 	 * @return this builder
 	 */
 	public BatchBuilder header(String name, String value) {
-		JobOptions.builder().header(name, value);
-		this.headers.put(name, value);
+		this.definition.header(name, value);
 		return this;
 	}
 
@@ -155,7 +117,7 @@ public final class BatchBuilder {
 	 * @return this builder
 	 */
 	public BatchBuilder add(Object payload) {
-		this.payloads.add(Objects.requireNonNull(payload, "payload"));
+		this.definition.add(payload);
 		return this;
 	}
 
@@ -177,10 +139,11 @@ public final class BatchBuilder {
 	 * @throws QueueBatchException if a batch of the given id exists
 	 */
 	public Batch open() {
-		Batch batch = new Batch(this.batches, this.queue, this.batches.open(this.queue, this.id, this.maxConcurrency,
-				this.priority, this.completionQueue, this.completionPayload, this.maxAttempts, this.headers));
-		if (!this.payloads.isEmpty()) {
-			batch.addAll(this.payloads);
+		BatchDefinition d = this.definition;
+		Batch batch = new Batch(this.batches, this.queue, this.batches.open(this.queue, d.id(), d.maxConcurrency(),
+				d.priority(), d.completionQueue(), d.completionPayload(), d.maxAttempts(), d.headers()));
+		if (!d.payloads().isEmpty()) {
+			batch.addAll(d.payloads());
 		}
 		return batch;
 	}

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 
 import io.github.redisqueue.QueueException;
+import io.github.redisqueue.core.enqueue.JobEnqueuer;
 import io.github.redisqueue.core.script.QueueKeys;
 import io.github.redisqueue.core.script.QueueScriptExecutor;
 
@@ -55,11 +56,7 @@ public record DurableEnqueue(int replicas, Duration timeout) {
 			throw new QueueException(ex.getMessage(), ex);
 		}
 		catch (RuntimeException ex) {
-			if (QueueScriptExecutor.mentions(ex, "queue sequence exhausted")) {
-				throw new QueueException("Queue '" + queue + "' refused the enqueue before writing anything: it has "
-						+ "used its 999,999,999,999 sequence numbers (drain it and move to a new queue name)", ex);
-			}
-			throw ex;
+			throw JobEnqueuer.failure(queue, ex);
 		}
 	}
 

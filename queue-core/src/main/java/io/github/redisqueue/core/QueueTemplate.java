@@ -500,6 +500,10 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		return this.batches;
 	}
 
+	JobEnqueuer enqueuer() {
+		return this.enqueuer;
+	}
+
 	JobReserver reserver() {
 		return this.reserver;
 	}

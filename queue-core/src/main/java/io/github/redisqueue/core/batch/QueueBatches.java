@@ -2,7 +2,6 @@ package io.github.redisqueue.core.batch;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -15,16 +14,13 @@ import io.github.redisqueue.core.BatchStatus;
 import io.github.redisqueue.core.DurableEnqueue;
 import io.github.redisqueue.core.JobOutcome;
 import io.github.redisqueue.core.JobResult;
-import io.github.redisqueue.core.PayloadTooLargeException;
 import io.github.redisqueue.core.QueueBatchException;
 import io.github.redisqueue.core.engine.QueueContext;
 import io.github.redisqueue.core.enqueue.JobEnqueuer;
-import io.github.redisqueue.core.script.InspectReplies;
 import io.github.redisqueue.core.script.QueueKeys;
 import io.github.redisqueue.core.script.ScriptReplies;
 import org.jspecify.annotations.Nullable;
 
-import static io.github.redisqueue.core.script.ScriptArgs.encodeAscii;
 import static io.github.redisqueue.core.script.ScriptArgs.encodeNumber;
 import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
 
@@ -51,8 +47,7 @@ public final class QueueBatches {
 	}
 
 	public Optional<BatchStatus> status(String queue, String batchId) {
-		List<Object> reply = run(queue, "status", batchId);
-		return reply.isEmpty() ? Optional.empty() : Optional.of(InspectReplies.batchStatus(queue, batchId, reply, 0));
+		return BatchCalls.status(queue, batchId, run(queue, "status", batchId));
 	}
 
 	public BatchStatus cancel(String queue, String batchId) {
@@ -97,60 +92,23 @@ public final class QueueBatches {
 			Map<String, String> headerValues) {
 		QueueKeys k = (id != null) ? this.context.keysFor(queue, id) : this.context.partitioning().keysForNew(queue, null);
 		this.context.register(k);
-		byte[] completion = (completionPayload != null) ? this.context.serializer().serialize(completionPayload) : new byte[0];
-		if (completion.length > this.context.settings().maxPayloadBytes()) {
-			throw new PayloadTooLargeException(String.valueOf(completionQueue), completion.length,
-					this.context.settings().maxPayloadBytes());
-		}
-		List<Object> reply = run(k, "open", (id != null) ? id : "", encodeNumber(maxConcurrency),
-				encodeNumber(priority), encodeUtf8((completionQueue != null) ? completionQueue : ""), completion,
-				encodeNumber(this.context.settings().batchRetention().toMillis()),
-				encodeNumber((maxAttempts != null) ? maxAttempts : this.context.settings().defaultMaxAttempts()),
-				this.context.serializer().serializeHeaders(headerValues));
-		String batchId = ScriptReplies.text(reply.get(0));
-		if (ScriptReplies.asLong(reply.get(1)) == 0) {
-			throw new QueueBatchException("Queue '" + queue + "' has a batch '" + batchId + "' already; batch ids are "
-					+ "unique per queue for as long as a batch is kept (its retention after it finished)");
-		}
-		return batchId;
+		byte[][] args = BatchCalls.openArgs(this.context, maxConcurrency, priority, completionQueue, completionPayload,
+				maxAttempts, headerValues);
+		return BatchCalls.opened(queue, run(k, "open", (id != null) ? id : "", args));
 	}
 
 	public List<String> add(String queue, String batchId, Collection<?> payloads) {
 		List<byte[]> serialized = this.enqueuer.serializePayloads(queue, payloads);
 		List<String> ids = new ArrayList<>(serialized.size());
-		int chunk = Math.min(CHUNK, this.context.settings().enqueueChunk());
-		for (int from = 0; from < serialized.size(); from += chunk) {
-			List<byte[]> part = serialized.subList(from, Math.min(from + chunk, serialized.size()));
-			List<byte[]> args = new ArrayList<>(part.size() + 1);
-			args.add(encodeNumber(part.size()));
-			args.addAll(part);
-			List<Object> reply = add(queue, batchId, args);
-			if (ScriptReplies.asLong(reply.get(0)) != 1) {
-				String state = ScriptReplies.text(reply.get(1));
-				if ("missing".equals(state)) {
-					throw QueueBatchException.missing(queue, batchId);
-				}
-				throw new QueueBatchException("Batch '" + batchId + "' of queue '" + queue + "' is " + state
-						+ ": sub-jobs can be added to an open batch only");
-			}
-			for (int i = 2; i < reply.size(); i++) {
-				ids.add(ScriptReplies.text(reply.get(i)));
-			}
+		for (List<byte[]> args : BatchCalls.addChunks(this.context, serialized)) {
+			ids.addAll(BatchCalls.added(queue, batchId, add(queue, batchId, args)));
 		}
 		this.context.record(queue, JobOutcome.ENQUEUED, ids.size());
 		return ids;
 	}
 
 	public BatchStatus seal(String queue, String batchId) {
-		List<Object> reply = run(queue, "seal", batchId);
-		String state = ScriptReplies.text(reply.get(1));
-		if (ScriptReplies.asLong(reply.get(0)) != 1) {
-			if ("missing".equals(state)) {
-				throw QueueBatchException.missing(queue, batchId);
-			}
-			throw new QueueBatchException(
-					"Batch '" + batchId + "' of queue '" + queue + "' is " + state + ": only an open batch can be sealed");
-		}
+		String state = BatchCalls.sealed(queue, batchId, run(queue, "seal", batchId));
 		if (BatchState.of(state).isFinished()) {
 			this.completions.forward(queue, this.context.keysFor(queue, batchId));
 		}
@@ -163,10 +121,7 @@ public final class QueueBatches {
 		if (durable.replicas() == 0) {
 			return run(queue, "add", batchId, more.toArray(new byte[0][]));
 		}
-		List<byte[]> args = new ArrayList<>(2 + more.size());
-		args.add(encodeAscii("add"));
-		args.add(encodeUtf8(batchId));
-		args.addAll(more);
+		List<byte[]> args = BatchCalls.args("add", batchId, more.toArray(new byte[0][]));
 		return durable.runBatchAdd(this.context.executor(), queue, batchId, this.context.keysFor(queue, batchId), args,
 				this.context.enqueueTimeout());
 	}
@@ -178,11 +133,7 @@ public final class QueueBatches {
 
 	/** Runs an operation of the batch script in one partition of a queue. */
 	public List<Object> run(QueueKeys k, String op, String batchId, byte[]... more) {
-		List<byte[]> args = new ArrayList<>(2 + more.length);
-		args.add(encodeAscii(op));
-		args.add(encodeUtf8(batchId));
-		Collections.addAll(args, more);
-		return this.context.executor().run(this.context.executor().scripts().batch(), k, args);
+		return this.context.executor().run(this.context.executor().scripts().batch(), k, BatchCalls.args(op, batchId, more));
 	}
 
 	public CompletableFuture<BatchStatus> watch(String queue, String batchId) {

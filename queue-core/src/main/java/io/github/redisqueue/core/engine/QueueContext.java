@@ -115,6 +115,11 @@ public final class QueueContext {
 		this.durableEnqueue = durableEnqueue;
 	}
 
+	/** The registry of queue names and the layout check, shared with the reactive producer. */
+	public QueueRegistration registry() {
+		return this.registry;
+	}
+
 	/** Record the queue in the registry of queue names, once, after checking the layout version. */
 	public void register(QueueKeys k) {
 		this.registry.register(k);

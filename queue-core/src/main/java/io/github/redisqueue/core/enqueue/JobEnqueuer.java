@@ -2,10 +2,10 @@ package io.github.redisqueue.core.enqueue;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
+import io.github.redisqueue.QueueException;
 import io.github.redisqueue.core.EnqueueResult;
 import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.JobOutcome;
@@ -14,6 +14,7 @@ import io.github.redisqueue.core.QueueOperations;
 import io.github.redisqueue.core.engine.QueueContext;
 import io.github.redisqueue.core.partition.JobRouting;
 import io.github.redisqueue.core.script.QueueKeys;
+import io.github.redisqueue.core.script.QueueScriptExecutor;
 import io.github.redisqueue.core.script.ScriptArgs;
 import io.github.redisqueue.core.script.ScriptReplies;
 import io.github.redisqueue.support.micrometer.QueueEnqueueContext;
@@ -23,7 +24,6 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
-import static io.github.redisqueue.core.script.ScriptArgs.encodeNumber;
 import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
 
 /**
@@ -57,15 +57,10 @@ public final class JobEnqueuer {
 
 	/** See {@link QueueOperations#enqueueAll}. */
 	public List<EnqueueResult> enqueueAll(String queue, Collection<?> payloads, JobOptions options) {
-		this.context.partitions(queue);
-		if (payloads.isEmpty()) {
+		List<byte[]> serialized = prepare(queue, payloads, options);
+		if (serialized.isEmpty()) {
 			return List.of();
 		}
-		if (options.getIdempotencyKey() != null && payloads.size() > 1) {
-			throw new IllegalArgumentException("An idempotency key names one job: it cannot be shared by the "
-					+ payloads.size() + " payloads of one enqueueAll call to queue '" + queue + "'");
-		}
-		List<byte[]> serialized = serializePayloads(queue, payloads);
 		if (this.observationRegistry.isNoop()) {
 			return enqueueSerialized(queue, serialized, options, options.getHeaders());
 		}
@@ -85,6 +80,24 @@ public final class JobEnqueuer {
 		finally {
 			observation.stop();
 		}
+	}
+
+	/**
+	 * The checks of an enqueue call before anything is sent, shared by the blocking and the reactive
+	 * producer: the queue name, an idempotency key on one payload only, each payload serialized and
+	 * within the size limit.
+	 * @return the serialized payloads; none when there are no payloads
+	 */
+	public List<byte[]> prepare(String queue, Collection<?> payloads, JobOptions options) {
+		this.context.partitions(queue);
+		if (payloads.isEmpty()) {
+			return List.of();
+		}
+		if (options.getIdempotencyKey() != null && payloads.size() > 1) {
+			throw new IllegalArgumentException("An idempotency key names one job: it cannot be shared by the "
+					+ payloads.size() + " payloads of one enqueueAll call to queue '" + queue + "'");
+		}
+		return serializePayloads(queue, payloads);
 	}
 
 	/** Every payload serialized, all checked against the size limit before anything is sent. */
@@ -110,52 +123,86 @@ public final class JobEnqueuer {
 	 */
 	public List<EnqueueResult> enqueueSerialized(String queue, List<byte[]> serialized, JobOptions options,
 			Map<String, String> headerValues) {
-		QueueKeys[] parts = this.context.partitions(queue);
-		String routing = JobRouting.routingKey(queue, parts.length, options);
-		if (parts.length == 1 || routing != null || serialized.size() == 1) {
-			return enqueueOn(queue, this.context.partitioning().keysForNew(queue, routing), serialized, options, headerValues);
-		}
-		int first = this.context.partitioning().nextTurn(queue, parts.length);
-		int runs = Math.min(parts.length, serialized.size());
 		List<EnqueueResult> results = new ArrayList<>(serialized.size());
-		for (int run = 0; run < runs; run++) {
-			int from = (int) ((long) serialized.size() * run / runs);
-			int to = (int) ((long) serialized.size() * (run + 1) / runs);
-			results.addAll(enqueueOn(queue, parts[(first + run) % parts.length], serialized.subList(from, to), options,
-					headerValues));
+		for (EnqueueCall call : plan(queue, serialized, options, headerValues)) {
+			this.context.register(call.keys());
+			results.addAll(recorded(queue, ScriptReplies.enqueueResults(runEnqueue(queue, call))));
 		}
 		return results;
 	}
 
-	private List<EnqueueResult> enqueueOn(String queue, QueueKeys k, List<byte[]> serialized, JobOptions options,
+	/**
+	 * The calls of {@code enqueue.lua} that enqueue serialized payloads, in order (see
+	 * {@link #enqueueSerialized}): per partition the payloads go to, one call per chunk of at most
+	 * the enqueue chunk, each with the options and headers once. Checks the options against the
+	 * queue's partitioning; sends nothing.
+	 */
+	public List<EnqueueCall> plan(String queue, List<byte[]> serialized, JobOptions options,
 			Map<String, String> headerValues) {
-		this.context.register(k);
+		QueueKeys[] parts = this.context.partitions(queue);
+		String routing = JobRouting.routingKey(queue, parts.length, options);
+		byte[] headers = this.context.serializer().serializeHeaders(headerValues);
+		List<EnqueueCall> calls = new ArrayList<>();
+		if (parts.length == 1 || routing != null || serialized.size() == 1) {
+			plan(queue, this.context.partitioning().keysForNew(queue, routing), serialized, options, headers, calls);
+			return calls;
+		}
+		int first = this.context.partitioning().nextTurn(queue, parts.length);
+		int runs = Math.min(parts.length, serialized.size());
+		for (int run = 0; run < runs; run++) {
+			int from = (int) ((long) serialized.size() * run / runs);
+			int to = (int) ((long) serialized.size() * (run + 1) / runs);
+			plan(queue, parts[(first + run) % parts.length], serialized.subList(from, to), options, headers, calls);
+		}
+		return calls;
+	}
+
+	private void plan(String queue, QueueKeys k, List<byte[]> serialized, JobOptions options, byte[] headers,
+			List<EnqueueCall> calls) {
 		byte[][] shared = ScriptArgs.jobOptionArgs(options, this.context.settings().defaultMaxAttempts(),
 				this.context.settings().groupConcurrency(queue));
-		byte[] headers = this.context.serializer().serializeHeaders(headerValues);
 		List<byte[]> extraKeys = (options.getIdempotencyKey() != null)
 				? List.of(encodeUtf8(k.idempotencyKey(options.getIdempotencyKey()))) : List.of();
-		List<EnqueueResult> results = new ArrayList<>(serialized.size());
 		int chunk = this.context.settings().enqueueChunk();
 		for (int from = 0; from < serialized.size(); from += chunk) {
-			List<byte[]> part = serialized.subList(from, Math.min(from + chunk, serialized.size()));
 			// the headers and options once, then the payloads
-			List<byte[]> args = new ArrayList<>(2 + shared.length + part.size());
-			args.add(encodeNumber(part.size()));
-			args.add(headers);
-			Collections.addAll(args, shared);
-			args.addAll(part);
-			results.addAll(ScriptReplies.enqueueResults(runEnqueue(queue, k, extraKeys, args)));
+			calls.add(new EnqueueCall(k, extraKeys, ScriptArgs.enqueueArgs(headers, shared,
+					serialized.subList(from, Math.min(from + chunk, serialized.size())))));
 		}
+	}
+
+	/** Reports the enqueued and duplicate jobs of one call to the job events; returns the results. */
+	public List<EnqueueResult> recorded(String queue, List<EnqueueResult> results) {
 		long duplicates = results.stream().filter(EnqueueResult::duplicate).count();
 		this.context.record(queue, JobOutcome.ENQUEUED, results.size() - duplicates);
 		this.context.record(queue, JobOutcome.DUPLICATE, duplicates);
 		return results;
 	}
 
-	private List<Object> runEnqueue(String queue, QueueKeys k, List<byte[]> extraKeys, List<byte[]> args) {
-		return this.context.durableEnqueue().run(this.context.executor(), queue, k, extraKeys, args,
-				this.context.enqueueTimeout());
+	private List<Object> runEnqueue(String queue, EnqueueCall call) {
+		return this.context.durableEnqueue().run(this.context.executor(), queue, call.keys(), call.extraKeys(),
+				call.args(), this.context.enqueueTimeout());
+	}
+
+	/**
+	 * What a failed call of {@code enqueue.lua} fails with: a queue whose sequence numbers ran out
+	 * is a {@link QueueException} saying so; other failures are themselves.
+	 */
+	public static RuntimeException failure(String queue, RuntimeException ex) {
+		if (QueueScriptExecutor.mentions(ex, "queue sequence exhausted")) {
+			return new QueueException("Queue '" + queue + "' refused the enqueue before writing anything: it has "
+					+ "used its 999,999,999,999 sequence numbers (drain it and move to a new queue name)", ex);
+		}
+		return ex;
+	}
+
+	/**
+	 * One call of {@code enqueue.lua}.
+	 * @param keys the keys of the partition it enqueues to
+	 * @param extraKeys the keys after the partition's own (the idempotency key)
+	 * @param args the arguments after the partition's channel and id form
+	 */
+	public record EnqueueCall(QueueKeys keys, List<byte[]> extraKeys, List<byte[]> args) {
 	}
 
 }

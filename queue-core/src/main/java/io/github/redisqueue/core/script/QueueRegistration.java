@@ -1,10 +1,12 @@
 package io.github.redisqueue.core.script;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.redisqueue.QueueException;
+import org.jspecify.annotations.Nullable;
 
 import static io.github.redisqueue.core.script.ScriptArgs.encodeAscii;
 import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
@@ -82,15 +84,35 @@ public final class QueueRegistration {
 		int count = k.partitionCount();
 		byte[] found = this.executor.redis().<byte[], byte[]>opsForHash().get(key, field);
 		if (found == null && count > 1) {
-			QueueKeys whole = new QueueKeys(this.prefix, k.queue());
-			if (Boolean.TRUE.equals(this.executor.redis().hasKey(encodeUtf8(whole.key("jobs"))))
-					|| Boolean.TRUE.equals(this.executor.redis().hasKey(encodeUtf8(whole.key("ready:plain"))))) {
-				throw new QueueException("Queue '" + k.queue() + "' holds jobs as a queue of one partition; it cannot be "
-						+ "spread over " + count + " partitions until they are done (or use another queue name)");
+			for (byte[] held : heldKeys(k)) {
+				if (Boolean.TRUE.equals(this.executor.redis().hasKey(held))) {
+					throw heldAsOne(k);
+				}
 			}
 			this.executor.redis().<byte[], byte[]>opsForHash().putIfAbsent(key, field, encodeAscii(Integer.toString(count)));
 			found = this.executor.redis().<byte[], byte[]>opsForHash().get(key, field);
 		}
+		checkRecorded(k, found);
+	}
+
+	/**
+	 * The keys of a queue of one partition whose presence keeps the queue from becoming
+	 * partitioned: its job records and its plain ready list.
+	 */
+	public List<byte[]> heldKeys(QueueKeys k) {
+		QueueKeys whole = new QueueKeys(this.prefix, k.queue());
+		return List.of(encodeUtf8(whole.key("jobs")), encodeUtf8(whole.key("ready:plain")));
+	}
+
+	/** The refusal of a queue to be partitioned while it holds jobs as a queue of one partition. */
+	public static QueueException heldAsOne(QueueKeys k) {
+		return new QueueException("Queue '" + k.queue() + "' holds jobs as a queue of one partition; it cannot be "
+				+ "spread over " + k.partitionCount() + " partitions until they are done (or use another queue name)");
+	}
+
+	/** Refuses a partition count that differs from the one {@code found} in Redis (none: one partition). */
+	public void checkRecorded(QueueKeys k, byte @Nullable [] found) {
+		int count = k.partitionCount();
 		int recorded = (found != null) ? Integer.parseInt(new String(found, StandardCharsets.US_ASCII)) : 1;
 		if (recorded != count) {
 			throw new QueueException("Queue '" + k.queue() + "' is spread over " + recorded + " partition(s) in Redis, "
@@ -98,6 +120,49 @@ public final class QueueRegistration {
 					+ "keeps its partition count for as long as it holds jobs; configure " + recorded + ", or drain the "
 					+ "queue and remove its field from the hash '" + QueueKeys.partitionsKey(this.prefix) + "'");
 		}
+	}
+
+	/** The key prefix of the queues. */
+	public String prefix() {
+		return this.prefix;
+	}
+
+	/** Whether the layout was checked before a first script call (see {@link #open()}). */
+	public boolean isOpened() {
+		return this.opened;
+	}
+
+	/** Records that the layout found under the prefix was accepted as it is, by a caller of its own. */
+	public void opened() {
+		this.opened = true;
+	}
+
+	/** Whether a queue is recorded in the registry already by this template. */
+	public boolean isRegistered(String queue) {
+		return this.registered.contains(queue);
+	}
+
+	/** Records that a queue is in the registry (its layout and partitions checked) by a caller of its own. */
+	public void registered(String queue) {
+		this.layoutChecked = true;
+		this.opened = true;
+		this.registered.add(queue);
+	}
+
+	/**
+	 * Whether the layout {@code version} found under the prefix needs the migration of
+	 * {@link #open()}; refuses a version this library does not read.
+	 */
+	public boolean needsMigration(String version) {
+		if (LayoutMigration.FROM.equals(version)) {
+			return true;
+		}
+		if (!QueueKeys.LAYOUT_VERSION.equals(version)) {
+			throw new QueueException("Redis holds queue layout version " + version + " under key prefix '"
+					+ this.prefix + "', but this library writes version " + QueueKeys.LAYOUT_VERSION
+					+ "; migrate the data or use another key prefix");
+		}
+		return false;
 	}
 
 	private void checkLayout() {
@@ -121,15 +186,10 @@ public final class QueueRegistration {
 
 	/** Takes data of the layout found: migrates layout 4 (then records the current one), refuses others. */
 	private void accept(String version) {
-		if (LayoutMigration.FROM.equals(version)) {
+		if (needsMigration(version)) {
 			new LayoutMigration(this.executor, this.prefix).run();
 			this.executor.redis().opsForValue().set(encodeUtf8(QueueKeys.layoutKey(this.prefix)),
 					encodeAscii(QueueKeys.LAYOUT_VERSION));
-		}
-		else if (!QueueKeys.LAYOUT_VERSION.equals(version)) {
-			throw new QueueException("Redis holds queue layout version " + version + " under key prefix '"
-					+ this.prefix + "', but this library writes version " + QueueKeys.LAYOUT_VERSION
-					+ "; migrate the data or use another key prefix");
 		}
 	}
 

@@ -279,7 +279,7 @@ public final class QueueScriptExecutor {
 	}
 
 	/** The queue's keys, then {@code extraKeys}. */
-	private static List<byte[]> keys(QueueKeys k, List<byte[]> extraKeys) {
+	public static List<byte[]> keys(QueueKeys k, List<byte[]> extraKeys) {
 		if (extraKeys.isEmpty()) {
 			return k.scriptKeys();
 		}
@@ -346,7 +346,8 @@ public final class QueueScriptExecutor {
 		return false;
 	}
 
-	private static boolean isNoScript(Throwable failure) {
+	/** Whether a failure says that Redis lost the script ({@code NOSCRIPT}). */
+	public static boolean isNoScript(Throwable failure) {
 		return mentions(failure, "NOSCRIPT");
 	}
 
@@ -433,14 +434,18 @@ public final class QueueScriptExecutor {
 		}
 		catch (TimeoutException ex) {
 			future.cancel(true);
-			throw new QueryTimeoutException(
-					"Redis did not answer within " + timeout + "; a call that was already sent may still take effect", ex);
+			throw new QueryTimeoutException(timeoutMessage(timeout), ex);
 		}
 		catch (InterruptedException ex) {
 			future.cancel(true);
 			Thread.currentThread().interrupt();
 			throw new RedisSystemException("Interrupted while waiting for Redis", ex);
 		}
+	}
+
+	/** What a call that Redis did not answer within {@code timeout} fails with. */
+	public static String timeoutMessage(Duration timeout) {
+		return "Redis did not answer within " + timeout + "; a call that was already sent may still take effect";
 	}
 
 	private DataAccessException translate(@Nullable Throwable failure) {
@@ -461,7 +466,8 @@ public final class QueueScriptExecutor {
 				? Duration.ofMillis(lettuce.getTimeout()) : Duration.ofMinutes(1);
 	}
 
-	private static List<byte[]> queueArgs(QueueKeys k, List<byte[]> args) {
+	/** The arguments of a script of one queue: its channel of finished batches, the form of its job ids, then {@code args}. */
+	public static List<byte[]> queueArgs(QueueKeys k, List<byte[]> args) {
 		List<byte[]> argv = new ArrayList<>(args.size() + 2);
 		argv.add(k.channel());
 		argv.add(k.idForm());

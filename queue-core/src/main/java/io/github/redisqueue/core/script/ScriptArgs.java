@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 
 import io.github.redisqueue.core.JobOptions;
@@ -52,6 +53,19 @@ public final class ScriptArgs {
 				(options.getIdempotencyKey() != null) ? encodeNumber(QueueKeys.SCRIPT_KEYS + 1) : EMPTY,
 				encodeNumber(options.getIdempotencyWindow().toMillis()),
 				(options.getGroup() != null) ? encodeUtf8(options.getGroup()) : EMPTY, encodeNumber(groupConcurrency) };
+	}
+
+	/**
+	 * The arguments {@code enqueue.lua} takes for one call: "count, headers", the
+	 * {@link #jobOptionArgs option values} shared by the call's jobs, then one payload per job.
+	 */
+	public static List<byte[]> enqueueArgs(byte[] headers, byte[][] options, List<byte[]> payloads) {
+		List<byte[]> args = new ArrayList<>(2 + options.length + payloads.size());
+		args.add(encodeNumber(payloads.size()));
+		args.add(headers);
+		Collections.addAll(args, options);
+		args.addAll(payloads);
+		return args;
 	}
 
 	/** One leading argument, then "pairs of id and token" ({@code complete}, {@code extend}, {@code release}). */
