@@ -18,6 +18,8 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyN
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.boot.origin.Origin;
+import org.springframework.boot.origin.PropertySourceOrigin;
 import org.springframework.boot.origin.TextResourceOrigin;
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.PropertySource;
@@ -98,8 +100,12 @@ final class UnknownQueuePropertiesCheck implements InitializingBean {
 		String text = "[" + ((underlying instanceof PropertySource<?> propertySource) ? propertySource.getName()
 				: String.valueOf(underlying)) + "]";
 		ConfigurationProperty property = source.getConfigurationProperty(name);
-		if (property != null && property.getOrigin() instanceof TextResourceOrigin origin) {
-			text += " (" + origin + ")";
+		Origin origin = (property != null) ? property.getOrigin() : null;
+		if (origin instanceof PropertySourceOrigin propertySourceOrigin) {
+			origin = propertySourceOrigin.getOrigin();
+		}
+		if (origin instanceof TextResourceOrigin resourceOrigin) {
+			text += " (" + resourceOrigin + ")";
 		}
 		return text;
 	}

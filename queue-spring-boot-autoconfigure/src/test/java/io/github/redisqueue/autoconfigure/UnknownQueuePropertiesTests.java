@@ -95,6 +95,19 @@ class UnknownQueuePropertiesTests {
 	}
 
 	@Test
+	void keysFromAConfigurationFileNameTheFileAndLine(CapturedOutput output) throws IOException {
+		String yaml = "queue:\n  listener:\n    concurrency: 2\n  reaper:\n    intervall: 1s\n";
+		List<PropertySource<?>> sources = new YamlPropertySourceLoader().load("application.yml",
+				new ByteArrayResource(yaml.getBytes(StandardCharsets.UTF_8), "application.yml"));
+		this.contextRunner.withInitializer((context) -> sources.forEach(context.getEnvironment().getPropertySources()::addLast))
+			.run((context) -> assertThat(warnings(output)).singleElement()
+				.asString()
+				.contains("Property 'queue.reaper.intervall' from [application.yml] (")
+				.contains("[application.yml] - 5:")
+				.contains("did you mean 'queue.reaper.interval'?"));
+	}
+
+	@Test
 	void queueNamesWithDotsInBracketsAreNotReported(CapturedOutput output) {
 		this.contextRunner
 			.withPropertyValues("queue.queues.[mail.out].concurrency=4", "queue.queues.[mail.out].backoff.initial=2s",
