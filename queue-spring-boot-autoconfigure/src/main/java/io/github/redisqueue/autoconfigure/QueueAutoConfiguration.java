@@ -17,6 +17,7 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -26,6 +27,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -44,6 +46,16 @@ public final class QueueAutoConfiguration {
 
 	/** Bean name of the dedicated connection factory made for {@code queue.redis.url}. */
 	public static final String QUEUE_CONNECTION_FACTORY_BEAN_NAME = "queueRedisConnectionFactory";
+
+	/**
+	 * Warns at startup of every queue.* key that binds to nothing, with the nearest valid key; with
+	 * queue.fail-on-unknown-properties=true, fails the start instead.
+	 */
+	@Bean
+	static UnknownQueuePropertiesCheck queueUnknownPropertiesCheck(Environment environment, BeanFactory beanFactory) {
+		return new UnknownQueuePropertiesCheck(environment,
+				(beanFactory instanceof ConfigurableBeanFactory configurable) ? configurable.getBeanClassLoader() : null);
+	}
 
 	@Bean
 	@ConditionalOnMissingBean

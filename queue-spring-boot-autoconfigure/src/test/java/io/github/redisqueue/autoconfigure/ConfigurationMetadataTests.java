@@ -65,7 +65,9 @@ class ConfigurationMetadataTests {
 			if (!property.has("defaultValue") || !name.startsWith("queue.")) {
 				return;
 			}
-			Object bound = name.startsWith("queue.health.") ? valueAt(health, name, "queue.health.")
+			Object bound = name.equals(UnknownQueuePropertiesCheck.FAIL_PROPERTY)
+					? UnknownQueuePropertiesCheck.failsOnUnknown(new Binder(new MapConfigurationPropertySource()))
+					: name.startsWith("queue.health.") ? valueAt(health, name, "queue.health.")
 					: name.startsWith("queue.metrics.") ? valueAt(metrics, name, "queue.metrics.")
 							: name.startsWith("queue.dashboard.") ? valueAt(dashboard, name, "queue.dashboard.")
 									: valueAt(queue, name, "queue.");
@@ -84,7 +86,7 @@ class ConfigurationMetadataTests {
 				"queue.health.timeout", "queue.metrics.refresh-interval", "queue.result-retention",
 				"queue.max-result-size", "queue.batch-retention", "queue.default-group-concurrency",
 				"queue.dashboard.enabled", "queue.dashboard.path", "queue.dashboard.read-only",
-				"queue.dashboard.refresh-interval");
+				"queue.dashboard.refresh-interval", UnknownQueuePropertiesCheck.FAIL_PROPERTY);
 		assertThat(checked).hasSize((int) this.properties.entrySet()
 			.stream()
 			.filter((entry) -> entry.getKey().startsWith("queue.") && entry.getValue().has("defaultValue"))

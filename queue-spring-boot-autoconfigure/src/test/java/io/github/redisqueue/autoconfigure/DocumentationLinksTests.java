@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.fail;
  * the configuration metadata. No Redis is needed.
  * <ul>
  * <li><b>Links.</b> Every Markdown link {@code [text](target)} or image {@code ![alt](target)} of
- * README.md and docs/*.md, outside fenced code blocks and code spans, whose target has no URL
+ * README.md, CHANGELOG.md and docs/*.md, outside fenced code blocks and code spans, whose target has no URL
  * scheme ({@code https:}, {@code mailto:} ...) resolves: the file exists, relative to the page
  * that links to it; an anchor ({@code page.md#anchor}, or {@code #anchor} for the page itself)
  * equals the slug of a heading of the target page under GitHub's rules: the heading's text
@@ -189,6 +189,7 @@ class DocumentationLinksTests {
 	private List<Path> pages() throws IOException {
 		List<Path> pages = new ArrayList<>();
 		pages.add(this.root.resolve("README.md"));
+		pages.add(this.root.resolve("CHANGELOG.md"));
 		pages.addAll(docsPages());
 		return pages;
 	}
