@@ -31,7 +31,8 @@ public final class QueueScripts {
 	 */
 	public static final String CHECK_KEYS_PROPERTY = "redisqueue.scripts.check-keys";
 
-	private static final String LOCATION = "io/github/redisqueue/scripts/";
+	/** Where the scripts are on the class path (see {@link QueueRuntimeHints}). */
+	static final String LOCATION = "io/github/redisqueue/scripts/";
 
 	/**
 	 * The modules of the queue scripts' shared prelude, in the order they are concatenated: each

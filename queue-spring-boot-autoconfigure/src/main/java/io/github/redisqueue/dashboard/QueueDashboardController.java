@@ -61,7 +61,8 @@ public class QueueDashboardController {
 
 	private static final Logger logger = LoggerFactory.getLogger(QueueDashboardController.class);
 
-	private static final String ASSETS = "io/github/redisqueue/dashboard/static/";
+	/** Where the page, script and style sheet are on the class path (see {@link QueueDashboardRuntimeHints}). */
+	static final String ASSETS = "io/github/redisqueue/dashboard/static/";
 
 	private static final int BATCH_ROWS = 20;
 

@@ -3,6 +3,7 @@ package io.github.redisqueue.autoconfigure.dashboard;
 import io.github.redisqueue.autoconfigure.QueueAutoConfiguration;
 import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.dashboard.QueueDashboardController;
+import io.github.redisqueue.dashboard.QueueDashboardRuntimeHints;
 import io.github.redisqueue.dashboard.QueueDashboardSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,6 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
@@ -36,6 +38,7 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 @ConditionalOnBooleanProperty("queue.dashboard.enabled")
 @ConditionalOnBean(QueueAdminOperations.class)
 @EnableConfigurationProperties(QueueDashboardProperties.class)
+@ImportRuntimeHints(QueueDashboardRuntimeHints.class)
 public final class QueueDashboardAutoConfiguration {
 
 	private static final Logger logger = LoggerFactory.getLogger(QueueDashboardAutoConfiguration.class);

@@ -1,6 +1,7 @@
 package io.github.redisqueue.autoconfigure.endpoint;
 
 import io.github.redisqueue.actuate.endpoint.QueuesEndpoint;
+import io.github.redisqueue.actuate.endpoint.QueuesEndpointRuntimeHints;
 import io.github.redisqueue.autoconfigure.QueueAutoConfiguration;
 import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueSettings;
@@ -12,6 +13,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
 
 /**
  * Auto-configuration of the {@code queues} Actuator endpoint, when it is available (exposed
@@ -22,6 +24,7 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(after = QueueAutoConfiguration.class)
 @ConditionalOnClass(ConditionalOnAvailableEndpoint.class)
 @ConditionalOnBean(QueueAdminOperations.class)
+@ImportRuntimeHints(QueuesEndpointRuntimeHints.class)
 public final class QueuesEndpointAutoConfiguration {
 
 	@Bean

@@ -12,6 +12,7 @@ import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueCounts;
 import io.github.redisqueue.core.QueueTemplate;
 
+import org.springframework.aot.hint.annotation.RegisterReflectionForBinding;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -21,9 +22,12 @@ import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Enqueues e-mails and shows the queue.
+ * Enqueues e-mails and shows the queue. The counts go out inside a {@code Map}, where Spring
+ * cannot see their type ahead of time: {@code @RegisterReflectionForBinding} lets a native image
+ * write them as JSON.
  */
 @RestController
+@RegisterReflectionForBinding(QueueCounts.class)
 public class EmailController {
 
 	private final QueueTemplate queues;
