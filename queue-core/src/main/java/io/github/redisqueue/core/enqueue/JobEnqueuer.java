@@ -57,6 +57,16 @@ public final class JobEnqueuer {
 
 	/** See {@link QueueOperations#enqueueAll}. */
 	public List<EnqueueResult> enqueueAll(String queue, Collection<?> payloads, JobOptions options) {
+		List<byte[]> serialized = prepare(queue, payloads, options);
+		return serialized.isEmpty() ? List.of() : send(queue, serialized, options);
+	}
+
+	/**
+	 * Everything an enqueue checks before it sends anything: the queue name, one payload per
+	 * idempotency key, every payload serialized and within the size limit.
+	 * @return the serialized payloads, for {@link #send}
+	 */
+	public List<byte[]> prepare(String queue, Collection<?> payloads, JobOptions options) {
 		this.context.partitions(queue);
 		if (payloads.isEmpty()) {
 			return List.of();
@@ -65,7 +75,11 @@ public final class JobEnqueuer {
 			throw new IllegalArgumentException("An idempotency key names one job: it cannot be shared by the "
 					+ payloads.size() + " payloads of one enqueueAll call to queue '" + queue + "'");
 		}
-		List<byte[]> serialized = serializePayloads(queue, payloads);
+		return serializePayloads(queue, payloads);
+	}
+
+	/** Enqueue payloads that {@link #prepare} returned (at least one), observed as one call. */
+	public List<EnqueueResult> send(String queue, List<byte[]> serialized, JobOptions options) {
 		if (this.observationRegistry.isNoop()) {
 			return enqueueSerialized(queue, serialized, options, options.getHeaders());
 		}
