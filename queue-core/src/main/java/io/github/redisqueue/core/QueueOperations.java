@@ -41,7 +41,9 @@ public interface QueueOperations {
 	 * @param queue the queue name
 	 * @param payload the payload, serialized as JSON
 	 * @param options delay, priority, uniqueness, expiry, attempts, headers
-	 * @return the job id, and whether it was refused as a duplicate
+	 * @return the job id, and whether it was refused as a duplicate; or, for a transaction-aware
+	 * template inside a transaction, {@link EnqueueResult#DEFERRED}: the job is created when the
+	 * transaction commits, so it has no id yet (see {@link QueueTemplate#setTransactionAware})
 	 * @throws PayloadTooLargeException when the serialized payload is over the limit
 	 * @throws IllegalArgumentException when the queue name is invalid
 	 */
@@ -53,7 +55,8 @@ public interface QueueOperations {
 	 * @param queue the queue name
 	 * @param payloads the payloads
 	 * @param options options shared by every job
-	 * @return one result per payload, in order
+	 * @return one result per payload, in order ({@link EnqueueResult#DEFERRED} each when the enqueue
+	 * waits for a transaction to commit)
 	 */
 	List<EnqueueResult> enqueueAll(String queue, Collection<?> payloads, JobOptions options);
 

@@ -13,6 +13,7 @@ import io.github.redisqueue.QueueException;
 import io.github.redisqueue.core.batch.QueueBatches;
 import io.github.redisqueue.core.engine.JobResults;
 import io.github.redisqueue.core.engine.QueueContext;
+import io.github.redisqueue.core.enqueue.AfterCommitEnqueues;
 import io.github.redisqueue.core.enqueue.JobEnqueuer;
 import io.github.redisqueue.core.partition.QueuePartitions;
 import io.github.redisqueue.core.reserve.JobReserver;
@@ -93,6 +94,8 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	private final JobReserver reserver;
 
 	private final JobResults results;
+
+	private volatile boolean transactionAware;
 
 	/**
 	 * A template with JSON payloads and default settings.
@@ -184,6 +187,25 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		this.context.setDurableEnqueue(durableEnqueue);
 	}
 
+	/**
+	 * Defer the enqueues called inside a Spring transaction (while transaction synchronization is
+	 * active) until it commits, and drop them if it rolls back; outside a transaction enqueues run
+	 * at once either way. A deferred enqueue checks and serializes its payloads at once (a bad
+	 * payload fails inside the transaction) and returns {@link EnqueueResult#DEFERRED}, without an
+	 * id: the job does not exist before the commit. Batches and the pull side are never deferred.
+	 * Off by default.
+	 * @param transactionAware whether enqueues wait for the current transaction to commit
+	 * @since 0.1.0
+	 */
+	public void setTransactionAware(boolean transactionAware) {
+		this.transactionAware = transactionAware;
+	}
+
+	/** Whether enqueues inside a transaction wait for it to commit; see {@link #setTransactionAware}. */
+	public boolean isTransactionAware() {
+		return this.transactionAware;
+	}
+
 	/** The engine settings. */
 	public QueueSettings getSettings() {
 		return this.context.settings();
@@ -236,6 +258,9 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 
 	@Override
 	public List<EnqueueResult> enqueueAll(String queue, Collection<?> payloads, JobOptions options) {
+		if (this.transactionAware && AfterCommitEnqueues.active()) {
+			return AfterCommitEnqueues.defer(this.enqueuer, queue, payloads, options);
+		}
 		return this.enqueuer.enqueueAll(queue, payloads, options);
 	}
 

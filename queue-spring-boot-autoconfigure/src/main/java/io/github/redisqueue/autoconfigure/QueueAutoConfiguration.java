@@ -41,7 +41,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  */
 @AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnClass({ QueueTemplate.class, RedisConnectionFactory.class })
-@EnableConfigurationProperties(QueueProperties.class)
+@EnableConfigurationProperties({ QueueProperties.class, QueueEnqueueProperties.class })
 public final class QueueAutoConfiguration {
 
 	/** Bean name of the dedicated connection factory made for {@code queue.redis.url}. */
@@ -102,7 +102,7 @@ public final class QueueAutoConfiguration {
 	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 	QueueTemplate queueTemplate(RedisConnectionFactory connectionFactory, BeanFactory beanFactory,
 			JobSerializer serializer, QueueSettings settings, QueueScripts scripts, ObjectProvider<JobEvents> events,
-			QueueProperties properties) {
+			QueueProperties properties, QueueEnqueueProperties enqueueProperties) {
 		RedisConnectionFactory queueConnections = beanFactory.containsBean(QUEUE_CONNECTION_FACTORY_BEAN_NAME)
 				? beanFactory.getBean(QUEUE_CONNECTION_FACTORY_BEAN_NAME, RedisConnectionFactory.class)
 				: connectionFactory;
@@ -110,6 +110,7 @@ public final class QueueAutoConfiguration {
 		template.setEnqueueTimeout(properties.getEnqueueTimeout());
 		template.setDurableEnqueue(new DurableEnqueue(properties.getDurableEnqueue().getReplicas(),
 				properties.getDurableEnqueue().getTimeout()));
+		template.setTransactionAware(enqueueProperties.isTransactionAware());
 		events.ifAvailable(template::setJobEvents);
 		return template;
 	}

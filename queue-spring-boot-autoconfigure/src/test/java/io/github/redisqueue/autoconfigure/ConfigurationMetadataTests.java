@@ -51,6 +51,7 @@ class ConfigurationMetadataTests {
 		QueueHealthIndicatorProperties health = bind("queue.health", QueueHealthIndicatorProperties.class);
 		QueueMetricsProperties metrics = bind("queue.metrics", QueueMetricsProperties.class);
 		QueueDashboardProperties dashboard = bind("queue.dashboard", QueueDashboardProperties.class);
+		QueueEnqueueProperties enqueue = bind("queue.enqueue", QueueEnqueueProperties.class);
 		ContainerOptions listener = QueueListenerContainerFactoryConfigurer.apply(ContainerOptions.defaults(),
 				queue.getListener());
 		// keys whose unset value means "the core default"
@@ -70,7 +71,8 @@ class ConfigurationMetadataTests {
 					: name.startsWith("queue.health.") ? valueAt(health, name, "queue.health.")
 					: name.startsWith("queue.metrics.") ? valueAt(metrics, name, "queue.metrics.")
 							: name.startsWith("queue.dashboard.") ? valueAt(dashboard, name, "queue.dashboard.")
-									: valueAt(queue, name, "queue.");
+									: name.startsWith("queue.enqueue.") ? valueAt(enqueue, name, "queue.enqueue.")
+											: valueAt(queue, name, "queue.");
 			if (bound == null && name.startsWith("queue.listener.")) {
 				Function<ContainerOptions, Object> core = listenerDefaults.get(name.substring("queue.listener.".length()));
 				assertThat(core).as("core default behind %s", name).isNotNull();
@@ -86,7 +88,7 @@ class ConfigurationMetadataTests {
 				"queue.health.timeout", "queue.metrics.refresh-interval", "queue.result-retention",
 				"queue.max-result-size", "queue.batch-retention", "queue.default-group-concurrency",
 				"queue.dashboard.enabled", "queue.dashboard.path", "queue.dashboard.read-only",
-				"queue.dashboard.refresh-interval", UnknownQueuePropertiesCheck.FAIL_PROPERTY);
+				"queue.dashboard.refresh-interval", UnknownQueuePropertiesCheck.FAIL_PROPERTY, "queue.enqueue.transaction-aware");
 		assertThat(checked).hasSize((int) this.properties.entrySet()
 			.stream()
 			.filter((entry) -> entry.getKey().startsWith("queue.") && entry.getValue().has("defaultValue"))

@@ -173,6 +173,14 @@ class QueueAutoConfigurationTests {
 	}
 
 	@Test
+	void enqueuesAreTransactionAwareOnlyWhenAskedFor() {
+		this.contextRunner
+			.run((context) -> assertThat(context.getBean(QueueTemplate.class).isTransactionAware()).isFalse());
+		this.contextRunner.withPropertyValues("queue.enqueue.transaction-aware=true")
+			.run((context) -> assertThat(context.getBean(QueueTemplate.class).isTransactionAware()).isTrue());
+	}
+
+	@Test
 	void resultBatchAndGroupSettingsAreBound() {
 		this.contextRunner
 			.withPropertyValues("queue.result-retention=2h", "queue.max-result-size=1KB", "queue.batch-retention=30m",

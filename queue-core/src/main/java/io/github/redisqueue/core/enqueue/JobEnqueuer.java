@@ -58,9 +58,11 @@ public final class JobEnqueuer {
 	/** See {@link QueueOperations#enqueueAll}. */
 	public List<EnqueueResult> enqueueAll(String queue, Collection<?> payloads, JobOptions options) {
 		List<byte[]> serialized = prepare(queue, payloads, options);
-		if (serialized.isEmpty()) {
-			return List.of();
-		}
+		return serialized.isEmpty() ? List.of() : send(queue, serialized, options);
+	}
+
+	/** Enqueue payloads that {@link #prepare} returned (at least one), observed as one call. */
+	public List<EnqueueResult> send(String queue, List<byte[]> serialized, JobOptions options) {
 		if (this.observationRegistry.isNoop()) {
 			return enqueueSerialized(queue, serialized, options, options.getHeaders());
 		}
