@@ -3,12 +3,15 @@ package io.github.redisqueue.autoconfigure;
 import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.listener.lease.QueueReaper;
 
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.InitializingBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import org.springframework.scheduling.config.TaskManagementConfigUtils;
 
@@ -37,7 +40,7 @@ public final class QueueReaperAutoConfiguration {
 		QueueReaper reaper = new QueueReaper(queueAdmin, properties.getReaper().getInterval());
 		QueueReaperScheduler own = scheduler.getIfAvailable();
 		if (own != null) {
-			reaper.setTaskScheduler(own);
+			reaper.setTaskScheduler(own.scheduler());
 		}
 		return reaper;
 	}
@@ -45,17 +48,37 @@ public final class QueueReaperAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = TaskManagementConfigUtils.SCHEDULED_ANNOTATION_PROCESSOR_BEAN_NAME)
 	QueueReaperScheduler queueReaperScheduler() {
-		QueueReaperScheduler scheduler = new QueueReaperScheduler();
-		scheduler.setPoolSize(1);
-		scheduler.setThreadNamePrefix("queue-reaper-");
-		scheduler.setDaemon(true);
-		return scheduler;
+		return new QueueReaperScheduler();
 	}
 
-	/** The reaper's own scheduler, a type of its own so it never becomes the application's. */
-	static class QueueReaperScheduler extends ThreadPoolTaskScheduler {
+	/**
+	 * The reaper's own single-thread scheduler, held by a bean that is no {@code Executor} nor
+	 * {@code TaskScheduler}: the application's task execution and scheduling (and so its
+	 * {@code @Async} methods) never see it.
+	 */
+	static final class QueueReaperScheduler implements InitializingBean, DisposableBean {
 
-		private static final long serialVersionUID = 1L;
+		private final ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
+
+		QueueReaperScheduler() {
+			this.scheduler.setPoolSize(1);
+			this.scheduler.setThreadNamePrefix("queue-reaper-");
+			this.scheduler.setDaemon(true);
+		}
+
+		TaskScheduler scheduler() {
+			return this.scheduler;
+		}
+
+		@Override
+		public void afterPropertiesSet() {
+			this.scheduler.initialize();
+		}
+
+		@Override
+		public void destroy() {
+			this.scheduler.destroy();
+		}
 
 	}
 

@@ -1,6 +1,7 @@
 package io.github.redisqueue.autoconfigure;
 
 import java.time.Duration;
+import java.util.concurrent.Executor;
 
 import io.github.redisqueue.config.DefaultQueueListenerContainerFactory;
 import io.github.redisqueue.config.QueueListenerConfigUtils;
@@ -19,6 +20,7 @@ import io.github.redisqueue.support.converter.JobSerializer;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -26,6 +28,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.scheduling.annotation.EnableScheduling;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -110,6 +113,19 @@ class QueueAutoConfigurationTests {
 			assertThat(context.getBean(QueueReaper.class).isSelfScheduled()).isTrue();
 			assertThat(context).hasSingleBean(QueueReaperAutoConfiguration.QueueReaperScheduler.class);
 		});
+	}
+
+	// the reaper's own scheduler was a bean of type Executor: Boot's task execution backed off, and
+	// @Async methods ran on the reaper's single thread
+	@Test
+	void theReapersOwnSchedulerLeavesTheApplicationItsTaskExecutor() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(TaskExecutionAutoConfiguration.class))
+			.run((context) -> {
+				assertThat(context.getBean(QueueReaper.class).isSelfScheduled()).isTrue();
+				assertThat(context).hasBean("applicationTaskExecutor");
+				assertThat(context.getBeansOfType(Executor.class).values())
+					.noneMatch((executor) -> executor instanceof ThreadPoolTaskScheduler);
+			});
 	}
 
 	@Test
