@@ -2,13 +2,17 @@ package io.github.redisqueue.listener;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.redisqueue.core.QueueNames;
 import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.core.ReservedJob;
 import io.github.redisqueue.listener.ack.AckBatcher;
 import io.github.redisqueue.listener.ack.AcknowledgementHandler;
 import io.github.redisqueue.listener.fetch.FetchLoop;
+import io.github.redisqueue.listener.fetch.RunningJob;
 import io.github.redisqueue.listener.lease.LeaseKeeper;
 import io.github.redisqueue.listener.retry.FailureHandler;
 import io.github.redisqueue.support.micrometer.QueueListenerObservationConvention;
@@ -193,6 +197,53 @@ public class QueueListenerContainer implements SmartLifecycle {
 	@Override
 	public boolean isRunning() {
 		return this.running;
+	}
+
+	/**
+	 * Reserve one job and run it on the calling thread, as the container's own threads run jobs:
+	 * the same listener, acknowledgement mode, max attempts, retry back-off and dead letter; its
+	 * completion is sent before this returns. Meant for tests that drive a listener one job at a
+	 * time: the container must be stopped (or never started). Its lease is not extended: a job that
+	 * runs longer than the lease may be taken back meanwhile.
+	 * @return the job that ran, or empty when no job was ready
+	 * @throws IllegalStateException while the container runs
+	 */
+	public Optional<ReservedJob> runOne() {
+		this.lifecycleLock.lock();
+		try {
+			if (this.running) {
+				throw new IllegalStateException("Container '" + this.id + "' is running: stop it before runOne()");
+			}
+			Integer maxAttempts = this.options.maxAttempts();
+			List<ReservedJob> jobs = this.template
+				.reserveBatch(this.queue, 1, this.options.lease(), getWorkerId(), List.of(),
+						(maxAttempts != null) ? maxAttempts : 0)
+				.jobs();
+			if (jobs.isEmpty()) {
+				return Optional.empty();
+			}
+			AckBatcher acks = new AckBatcher(this.template, this.queue, "queue-" + this.id + "-acks-1");
+			try {
+				RunningJob job = new RunningJob(jobs.get(0));
+				if (job.started(Thread.currentThread())) {
+					this.processor.process(job,
+							AcknowledgementHandler.of(this.options.acknowledgementMode(), this.queue, this.template,
+									acks, this.failures));
+				}
+				job.finished();
+				if (!acks.flush()) {
+					throw new IllegalStateException("Completion of job " + job.job().id() + " of queue '" + this.queue
+							+ "' was not sent: Redis did not answer");
+				}
+			}
+			finally {
+				acks.close();
+			}
+			return Optional.of(jobs.get(0));
+		}
+		finally {
+			this.lifecycleLock.unlock();
+		}
 	}
 
 	/** Wire the parts of a run and start fetching. */

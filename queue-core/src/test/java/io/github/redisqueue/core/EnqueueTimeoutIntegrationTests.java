@@ -3,8 +3,8 @@ package io.github.redisqueue.core;
 import java.time.Duration;
 
 import io.github.redisqueue.QueueException;
-import io.github.redisqueue.test.RedisServerProcess;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.RedisServerProcess;
+import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.dao.QueryTimeoutException;

@@ -18,7 +18,7 @@ import java.util.stream.IntStream;
 
 import io.github.redisqueue.support.converter.JacksonJobSerializer;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;

@@ -12,7 +12,7 @@ import java.util.stream.IntStream;
 import io.github.redisqueue.QueueException;
 import io.github.redisqueue.core.script.QueueKeys;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.TestRedis;
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.Test;
 

@@ -8,8 +8,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
-import io.github.redisqueue.test.RedisServerProcess;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.RedisServerProcess;
+import io.github.redisqueue.testing.redis.TestRedis;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

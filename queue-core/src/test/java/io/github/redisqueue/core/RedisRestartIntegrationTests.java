@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.IntStream;
 
-import io.github.redisqueue.test.RedisServerProcess;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.RedisServerProcess;
+import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

@@ -6,8 +6,8 @@ import java.util.Map;
 
 import io.github.redisqueue.listener.WorkerHeartbeat;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
-import io.github.redisqueue.test.RedisServerProcess;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.RedisServerProcess;
+import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;

@@ -26,7 +26,7 @@ import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.support.BatchCompletion;
 import io.github.redisqueue.support.converter.JacksonJobSerializer;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -3,9 +3,9 @@ package io.github.redisqueue.listener;
 import java.io.IOException;
 import java.time.Duration;
 
-import io.github.redisqueue.test.RedisClusterProcesses;
-import io.github.redisqueue.test.RedisServerProcess;
-import io.github.redisqueue.test.RespClient;
+import io.github.redisqueue.testing.redis.RedisClusterProcesses;
+import io.github.redisqueue.testing.redis.RedisServerProcess;
+import io.github.redisqueue.testing.redis.RespClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;

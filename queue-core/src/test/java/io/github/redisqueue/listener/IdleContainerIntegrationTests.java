@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redisqueue.core.QueueTemplate;
-import io.github.redisqueue.test.RedisServerProcess;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.RedisServerProcess;
+import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

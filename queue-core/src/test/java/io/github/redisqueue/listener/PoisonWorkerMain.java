@@ -7,9 +7,9 @@ import java.util.concurrent.CountDownLatch;
 import io.github.redisqueue.core.QueueSettings;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.support.converter.JacksonJobSerializer;
-import io.github.redisqueue.test.RedisEndpoint;
-import io.github.redisqueue.test.TestRedis;
 import io.github.redisqueue.test.WorkerJvm;
+import io.github.redisqueue.testing.redis.RedisEndpoint;
+import io.github.redisqueue.testing.redis.TestRedis;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;

@@ -17,7 +17,7 @@ import io.github.redisqueue.core.ReservedJob;
 import io.github.redisqueue.support.JobMetadata;
 import io.github.redisqueue.support.QueueHeaders;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

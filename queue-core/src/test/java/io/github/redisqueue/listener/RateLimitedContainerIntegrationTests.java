@@ -22,7 +22,7 @@ import io.github.redisqueue.core.metrics.MicrometerJobEvents;
 import io.github.redisqueue.support.converter.JacksonJobSerializer;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import io.github.redisqueue.test.RedisClock;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.TestRedis;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;

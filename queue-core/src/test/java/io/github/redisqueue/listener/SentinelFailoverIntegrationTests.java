@@ -3,7 +3,7 @@ package io.github.redisqueue.listener;
 import java.time.Duration;
 import java.util.Set;
 
-import io.github.redisqueue.test.RedisSentinelProcesses;
+import io.github.redisqueue.testing.redis.RedisSentinelProcesses;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

@@ -1,5 +1,7 @@
 package io.github.redisqueue.test;
 
+import io.github.redisqueue.testing.redis.RedisEndpoint;
+import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;

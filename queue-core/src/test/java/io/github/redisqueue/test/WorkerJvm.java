@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redisqueue.test.crash.CrashTrial;
+import io.github.redisqueue.testing.redis.TestRedis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

@@ -14,8 +14,8 @@ import io.github.redisqueue.core.JobState;
 import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.listener.Acknowledgement;
-import io.github.redisqueue.test.RedisEndpoint;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.RedisEndpoint;
+import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 

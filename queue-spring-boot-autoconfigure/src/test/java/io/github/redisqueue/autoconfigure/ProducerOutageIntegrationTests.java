@@ -4,11 +4,11 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.function.Consumer;
 
-import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.QueueException;
+import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
-import io.github.redisqueue.test.RedisServerProcess;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.RedisServerProcess;
+import io.github.redisqueue.testing.redis.TestRedis;
 import io.lettuce.core.ClientOptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

@@ -16,8 +16,8 @@ import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.listener.lease.QueueReaper;
 import io.github.redisqueue.support.JobMetadata;
 import io.github.redisqueue.test.RedisClock;
-import io.github.redisqueue.test.RedisEndpoint;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.RedisEndpoint;
+import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 

@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 import io.github.redisqueue.core.QueueSchedules;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.ReservedJob;
-import io.github.redisqueue.test.RedisServerProcess;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.RedisServerProcess;
+import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

@@ -7,7 +7,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.github.redisqueue.annotation.QueueListener;
 import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
-import io.github.redisqueue.test.RedisSentinelProcesses;
+import io.github.redisqueue.testing.redis.RedisSentinelProcesses;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

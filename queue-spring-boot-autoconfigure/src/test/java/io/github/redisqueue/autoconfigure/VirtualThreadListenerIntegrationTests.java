@@ -6,8 +6,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.github.redisqueue.annotation.QueueListener;
 import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueTemplate;
-import io.github.redisqueue.test.RedisEndpoint;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.RedisEndpoint;
+import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 

@@ -11,8 +11,8 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 
-import io.github.redisqueue.test.RedisEndpoint;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.RedisEndpoint;
+import io.github.redisqueue.testing.redis.TestRedis;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;

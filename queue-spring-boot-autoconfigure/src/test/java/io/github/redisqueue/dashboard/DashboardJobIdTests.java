@@ -8,7 +8,7 @@ import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.JobState;
 import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;

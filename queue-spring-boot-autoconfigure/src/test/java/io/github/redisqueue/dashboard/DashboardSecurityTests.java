@@ -4,7 +4,7 @@ import java.net.http.HttpResponse;
 
 import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

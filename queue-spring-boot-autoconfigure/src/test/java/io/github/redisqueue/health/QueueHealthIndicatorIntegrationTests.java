@@ -11,8 +11,8 @@ import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.health.QueueHealthIndicator.Thresholds;
 import io.github.redisqueue.listener.ContainerOptions;
 import io.github.redisqueue.listener.QueueListenerContainer;
-import io.github.redisqueue.test.RedisServerProcess;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.RedisServerProcess;
+import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.health.contributor.Health;

@@ -14,9 +14,9 @@ import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.listener.ContainerOptions;
 import io.github.redisqueue.support.JobMetadata;
 import io.github.redisqueue.support.converter.JacksonJobSerializer;
-import io.github.redisqueue.test.RedisEndpoint;
-import io.github.redisqueue.test.TestRedis;
 import io.github.redisqueue.test.WorkerJvm;
+import io.github.redisqueue.testing.redis.RedisEndpoint;
+import io.github.redisqueue.testing.redis.TestRedis;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;

@@ -32,12 +32,12 @@ import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueCounts;
 import io.github.redisqueue.core.QueueTemplate;
-import io.github.redisqueue.test.RedisServerProcess;
-import io.github.redisqueue.test.RespClient;
 import io.github.redisqueue.test.crash.TrialEvents.EnqueueCall;
 import io.github.redisqueue.test.crash.TrialEvents.Fault;
 import io.github.redisqueue.test.crash.TrialEvents.Incarnation;
 import io.github.redisqueue.test.crash.TrialEvents.WorkerStop;
+import io.github.redisqueue.testing.redis.RedisServerProcess;
+import io.github.redisqueue.testing.redis.RespClient;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;

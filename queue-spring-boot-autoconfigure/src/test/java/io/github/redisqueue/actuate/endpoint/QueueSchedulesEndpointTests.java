@@ -5,8 +5,8 @@ import java.util.List;
 
 import io.github.redisqueue.autoconfigure.QueueAutoConfiguration;
 import io.github.redisqueue.autoconfigure.QueueScheduleAutoConfiguration;
-import io.github.redisqueue.test.RedisEndpoint;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.RedisEndpoint;
+import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 

@@ -2,7 +2,7 @@ package io.github.redisqueue.autoconfigure.dashboard;
 
 import io.github.redisqueue.autoconfigure.QueueAutoConfiguration;
 import io.github.redisqueue.dashboard.QueueDashboardController;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

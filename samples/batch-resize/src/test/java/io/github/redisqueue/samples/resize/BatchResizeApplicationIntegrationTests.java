@@ -9,14 +9,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.redisqueue.core.QueueAdminOperations;
-import io.github.redisqueue.test.RedisEndpoint;
-import io.github.redisqueue.test.TestRedis;
-import org.junit.jupiter.api.AfterEach;
+import io.github.redisqueue.testing.QueueTest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.SpringApplication;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.annotation.DirtiesContext.ClassMode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -24,29 +26,27 @@ import static org.awaitility.Awaitility.await;
 /**
  * The batch sample as a user runs it: a request posted over HTTP is resized piece by piece, never
  * more than its cap at once, its progress streams as server-sent events, its results are read,
- * the completion listener runs once; a cancelled request ends as cancelled.
+ * the completion listener runs once; a cancelled request ends as cancelled. Each test has an
+ * application of its own (the listener records what it finished) and starts with empty queues.
  */
+@QueueTest(webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "sample.embedded-redis=false", "queue.listener.poll-interval=200ms" })
+@DirtiesContext(classMode = ClassMode.AFTER_EACH_TEST_METHOD)
 class BatchResizeApplicationIntegrationTests {
 
 	private final HttpClient http = HttpClient.newHttpClient();
 
+	@Autowired
 	private ConfigurableApplicationContext context;
+
+	@LocalServerPort
+	private int port;
 
 	private String base;
 
 	@BeforeEach
-	void start() {
-		RedisEndpoint redis = TestRedis.shared();
-		TestRedis.flushAll(redis);
-		SpringApplication application = new SpringApplication(BatchResizeApplication.class);
-		this.context = application.run("--server.port=0", "--spring.data.redis.port=" + redis.port(),
-				"--sample.embedded-redis=false", "--queue.listener.poll-interval=200ms");
-		this.base = "http://localhost:" + this.context.getEnvironment().getProperty("local.server.port");
-	}
-
-	@AfterEach
-	void stop() {
-		this.context.close();
+	void base() {
+		this.base = "http://localhost:" + this.port;
 	}
 
 	@Test

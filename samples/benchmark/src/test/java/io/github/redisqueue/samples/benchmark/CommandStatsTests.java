@@ -2,7 +2,7 @@ package io.github.redisqueue.samples.benchmark;
 
 import java.nio.charset.StandardCharsets;
 
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisConnection;

@@ -13,11 +13,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.jar.JarFile;
 
-import io.github.redisqueue.test.RedisServerProcess;
-import io.github.redisqueue.test.TestRedis;
 import io.github.redisqueue.test.crash.CrashTrial;
 import io.github.redisqueue.test.crash.CrashWorkerMain;
 import io.github.redisqueue.test.crash.TrialReport;
+import io.github.redisqueue.testing.redis.RedisServerProcess;
+import io.github.redisqueue.testing.redis.TestRedis;
 
 /**
  * The long crash trial, the version of {@code CrashTrialIntegrationTests} that runs for minutes:

@@ -6,8 +6,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-import io.github.redisqueue.test.RedisEndpoint;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.RedisEndpoint;
+import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

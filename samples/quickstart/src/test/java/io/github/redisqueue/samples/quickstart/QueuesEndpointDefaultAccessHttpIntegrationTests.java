@@ -7,17 +7,13 @@ import java.net.http.HttpResponse;
 
 import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueTemplate;
-import io.github.redisqueue.test.RedisEndpoint;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.QueueTest;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -27,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and changes nothing. Its listener does not start and the context closes after the class, so
  * it never consumes the shared Redis's e-mails meant for the other tests.
  */
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
+@QueueTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "spring.config.name=queues-endpoint-defaults", "sample.embedded-redis=false",
 				"management.endpoints.web.exposure.include=queues", "queue.listener.auto-startup=false" })
 @DirtiesContext
@@ -44,16 +40,8 @@ class QueuesEndpointDefaultAccessHttpIntegrationTests {
 	@Autowired
 	private QueueAdminOperations admin;
 
-	@DynamicPropertySource
-	static void redis(DynamicPropertyRegistry registry) {
-		RedisEndpoint redis = TestRedis.shared();
-		registry.add("spring.data.redis.host", redis::host);
-		registry.add("spring.data.redis.port", redis::port);
-	}
-
 	@Test
 	void readsAreExposedAndWritesAreRefused() throws Exception {
-		this.admin.resume("guarded");
 		this.queues.enqueue("guarded", "x");
 
 		HttpResponse<String> all = get("/actuator/queues");

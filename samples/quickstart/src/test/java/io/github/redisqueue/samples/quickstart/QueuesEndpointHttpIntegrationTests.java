@@ -9,23 +9,19 @@ import java.time.Duration;
 import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.ReservedJob;
-import io.github.redisqueue.test.RedisEndpoint;
-import io.github.redisqueue.test.TestRedis;
-import org.junit.jupiter.api.BeforeEach;
+import io.github.redisqueue.testing.ExpectDeadLetters;
+import io.github.redisqueue.testing.QueueTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -34,9 +30,10 @@ import static org.awaitility.Awaitility.await;
  * The {@code queues} Actuator endpoint over real HTTP against a real Redis: reading all queues
  * and one queue with its dead letters and workers, and every write operation (allowed by the
  * sample's {@code management.endpoint.queues.access=unrestricted}), each logged; one job with
- * its progress, 404 once it is gone; invalid requests answer 400 with the rule they break.
+ * its progress, 404 once it is gone; invalid requests answer 400 with the rule they break. Each
+ * test starts with empty queues ({@code @QueueTest} deletes the queues' keys before it).
  */
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
+@QueueTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "sample.embedded-redis=false", "queue.queues.emails.max-attempts=1",
 				"queue.listener.poll-interval=200ms", "queue.workers.heartbeat-interval=200ms",
 				"queue.workers.time-to-live=2s", "spring.web.error.include-message=always" })
@@ -57,19 +54,8 @@ class QueuesEndpointHttpIntegrationTests {
 	@Autowired
 	private QueueAdminOperations admin;
 
-	@DynamicPropertySource
-	static void redis(DynamicPropertyRegistry registry) {
-		RedisEndpoint redis = TestRedis.shared();
-		registry.add("spring.data.redis.host", redis::host);
-		registry.add("spring.data.redis.port", redis::port);
-	}
-
-	@BeforeEach
-	void emptyQueues() {
-		this.admin.purgeAllDead("emails");
-	}
-
 	@Test
+	@ExpectDeadLetters("emails")
 	void readsQueuesAndDeadLettersAndActsOnThem(CapturedOutput output) throws Exception {
 		this.queues.enqueue("emails", new Email("bob@example.com", "please fail 1"));
 		this.queues.enqueue("emails", new Email("eve@example.com", "please fail 2"));
@@ -114,7 +100,6 @@ class QueuesEndpointHttpIntegrationTests {
 
 	@Test
 	void pauseAndResumeCountOnlyAChangeOfState() throws Exception {
-		this.admin.resume("idle");
 		assertThat(post("/actuator/queues/idle/pause", "{}").at("/count").asLong()).isEqualTo(1);
 		assertThat(post("/actuator/queues/idle/pause", "{}").at("/count").asLong()).isZero();
 		assertThat(post("/actuator/queues/idle/resume", "{}").at("/count").asLong()).isEqualTo(1);

@@ -8,8 +8,8 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 import io.github.redisqueue.core.QueueTemplate;
-import io.github.redisqueue.test.RedisEndpoint;
-import io.github.redisqueue.test.TestRedis;
+import io.github.redisqueue.testing.redis.RedisEndpoint;
+import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.SpringApplication;

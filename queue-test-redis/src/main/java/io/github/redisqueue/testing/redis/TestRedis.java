@@ -1,4 +1,4 @@
-package io.github.redisqueue.test;
+package io.github.redisqueue.testing.redis;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,7 +25,14 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * {@code redis.server.binary}) started on a free port; the static Redis 7.0.15 binary shipped in
  * {@code org.signal:embedded-redis}. The system property {@code redis.test.source}
  * ({@code url}, {@code docker}, {@code path}, {@code embedded}) forces one source. When none
- * works the tests fail with a message that lists what was tried; nothing is skipped.
+ * works the tests fail with a message that lists what was tried; nothing is skipped. The system
+ * property {@code redis.test.topology} = {@code cluster} starts a local Redis Cluster instead.
+ *
+ * <p>The library's own tests and applications' tests (through {@code queue-test}) share this
+ * class: it depends on Spring Data Redis, Testcontainers and {@code org.signal:embedded-redis},
+ * not on the library.
+ *
+ * @since 0.1.0
  */
 public final class TestRedis {
 
@@ -68,8 +75,11 @@ public final class TestRedis {
 	/** System property that tells a worker JVM the nodes of its parent's shared cluster. */
 	public static final String CLUSTER_NODES = "redis.test.cluster-nodes";
 
-	/** The shared cluster, when the tests run against one and it has started. */
-	static synchronized java.util.Optional<RedisEndpoint> sharedCluster() {
+	/**
+	 * The shared cluster, when the tests run against one and it has started.
+	 * @return the cluster's endpoint, or empty
+	 */
+	public static synchronized java.util.Optional<RedisEndpoint> sharedCluster() {
 		return (shared != null && shared.isCluster()) ? java.util.Optional.of(shared) : java.util.Optional.empty();
 	}
 
@@ -89,8 +99,11 @@ public final class TestRedis {
 		return new RedisEndpoint(host, port, origin);
 	}
 
-	/** The redis-server binary private servers are started from. */
-	static Path serverBinary() {
+	/**
+	 * The redis-server binary private servers are started from.
+	 * @return the binary on {@code PATH}, or the embedded one
+	 */
+	public static Path serverBinary() {
 		Path binary = "embedded".equals(System.getProperty("redis.test.source")) ? null : pathBinary();
 		return (binary != null) ? binary : embeddedBinary();
 	}

@@ -1,4 +1,4 @@
-package io.github.redisqueue.test;
+package io.github.redisqueue.testing.redis;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
