@@ -8,9 +8,9 @@ import org.jspecify.annotations.Nullable;
  * <p>An enqueue made inside a Spring transaction by a transaction-aware template (see
  * {@link QueueTemplate#setTransactionAware}) is {@linkplain #deferred() deferred}: nothing is sent
  * to Redis before the transaction commits, so there is no job and no id yet, and the result is
- * {@link #DEFERRED}. Its {@link #id()} throws rather than name a job that may never exist; the job
- * gets its id when the enqueue runs after the commit, and none at all if the transaction rolls
- * back.
+ * {@link #DEFERRED}, whose {@link #id()} is {@code null}; the job gets its id when the enqueue
+ * runs after the commit, and none at all if the transaction rolls back. {@link #requireId()}
+ * reads the id of an enqueue that ran, and throws for a deferred one.
  *
  * @param id the new job's id, or, for a duplicate, the id of the job that holds the uniqueness key;
  * {@code null} only for a deferred enqueue
@@ -41,13 +41,12 @@ public record EnqueueResult(@Nullable String id, boolean duplicate, boolean defe
 	}
 
 	/**
-	 * The job's id, or for a duplicate the id of the job that holds the uniqueness key.
-	 * @return the id
+	 * The id of an enqueue that ran.
+	 * @return the job's id, or for a duplicate the id of the job that holds the uniqueness key
 	 * @throws IllegalStateException when the enqueue is {@linkplain #deferred() deferred}: its job
 	 * does not exist before the transaction commits
 	 */
-	@Override
-	public String id() {
+	public String requireId() {
 		if (this.id == null) {
 			throw new IllegalStateException("This enqueue is deferred until the current transaction commits: its job "
 					+ "has no id before then, and none at all if the transaction rolls back");

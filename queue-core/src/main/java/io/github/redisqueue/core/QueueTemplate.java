@@ -188,12 +188,13 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	}
 
 	/**
-	 * Defer the enqueues called inside a Spring transaction (while transaction synchronization is
-	 * active) until it commits, and drop them if it rolls back; outside a transaction enqueues run
-	 * at once either way. A deferred enqueue checks and serializes its payloads at once (a bad
-	 * payload fails inside the transaction) and returns {@link EnqueueResult#DEFERRED}, without an
-	 * id: the job does not exist before the commit. Batches and the pull side are never deferred.
-	 * Off by default.
+	 * Defer the enqueues called inside a Spring transaction (while a transaction runs and its
+	 * synchronization is active) until it commits, and drop them if it rolls back; outside a
+	 * transaction enqueues run at once either way. A deferred enqueue checks and serializes its
+	 * payloads at once (a bad payload fails inside the transaction) and returns
+	 * {@link EnqueueResult#DEFERRED}, without an id: the job does not exist before the commit. A
+	 * deferred enqueue that fails after the commit is logged as an error, not thrown. Batches and
+	 * the pull side are never deferred. Off by default.
 	 * @param transactionAware whether enqueues wait for the current transaction to commit
 	 * @since 0.1.0
 	 */

@@ -21,11 +21,14 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * enqueued fails inside the transaction; only the Redis call waits for the commit.
  *
  * <p>After a commit the enqueues run in {@code afterCommit}, in order; one that fails does not
- * stop the others, and the first failure is thrown (the others added as suppressed), so that the
- * caller of the commit learns that the transaction committed without some of its jobs. An enqueue
+ * stop the others, and the failures are logged as an error, never thrown: an exception from
+ * {@code afterCommit} would skip the {@code afterCommit} of every synchronization after this one
+ * (a transacted JMS session's commit, another resource's), losing their work. An enqueue
  * deferred from another synchronization's {@code afterCommit} (the transaction already committed,
- * but its synchronization is still active) runs in {@code afterCompletion}, where a failure can
- * only be logged. After a rollback nothing is sent.
+ * but its synchronization is still active) runs in {@code afterCompletion}. After a rollback
+ * nothing is sent. Only a transaction that really runs defers: under {@code SUPPORTS},
+ * {@code NOT_SUPPORTED} or {@code NEVER} without one, synchronization may be active while no
+ * transaction is, and the enqueue runs at once.
  */
 public final class AfterCommitEnqueues implements TransactionSynchronization {
 
@@ -39,9 +42,13 @@ public final class AfterCommitEnqueues implements TransactionSynchronization {
 		this.enqueuer = enqueuer;
 	}
 
-	/** Whether an enqueue on this thread would be deferred: a transaction synchronization is active. */
+	/**
+	 * Whether an enqueue on this thread would be deferred: a transaction runs and its
+	 * synchronization is active (it stays so through {@code afterCommit}).
+	 */
 	public static boolean active() {
-		return TransactionSynchronizationManager.isSynchronizationActive();
+		return TransactionSynchronizationManager.isSynchronizationActive()
+				&& TransactionSynchronizationManager.isActualTransactionActive();
 	}
 
 	/**
@@ -70,7 +77,12 @@ public final class AfterCommitEnqueues implements TransactionSynchronization {
 
 	@Override
 	public void afterCommit() {
-		send();
+		try {
+			send();
+		}
+		catch (RuntimeException ex) {
+			logger.error(ex.getMessage(), ex);
+		}
 	}
 
 	@Override
