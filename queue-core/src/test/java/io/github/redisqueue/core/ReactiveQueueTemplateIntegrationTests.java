@@ -290,6 +290,21 @@ class ReactiveQueueTemplateIntegrationTests extends AbstractRedisIntegrationTest
 		assertThat(this.redis.opsForValue().get("rq:layout")).isEqualTo("5");
 	}
 
+	// the template looked at an empty prefix first (nothing written), then an instance of the old
+	// layout wrote its version: the reactive registration must migrate, as the blocking one does
+	@Test
+	void aPrefixThatGotTheOldLayoutAfterTheTemplateOpenedIsMigratedOnRegistration() {
+		QueueTemplate queues = blocking();
+		new QueueAdmin(queues).counts("emails");
+		assertThat(this.redis.hasKey("rq:layout")).isFalse();
+		this.redis.opsForValue().set("rq:layout", "4");
+
+		StepVerifier.create(new ReactiveQueueTemplate(queues).enqueue("emails", "x"))
+			.expectNextCount(1)
+			.verifyComplete();
+		assertThat(this.redis.opsForValue().get("rq:layout")).isEqualTo("5");
+	}
+
 	@Test
 	void callsSubscribedOnANonBlockingThreadComplete() {
 		QueueTemplate queues = blocking();

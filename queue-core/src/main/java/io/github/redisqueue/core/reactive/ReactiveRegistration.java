@@ -88,7 +88,7 @@ public final class ReactiveRegistration {
 
 	/** The migration of the old layout, by the blocking path off the caller's thread. */
 	private Mono<Void> migrate() {
-		return Mono.fromRunnable(this.registration::open).subscribeOn(Schedulers.boundedElastic()).then();
+		return Mono.fromRunnable(this.registration::migrateFound).subscribeOn(Schedulers.boundedElastic()).then();
 	}
 
 	private static String text(byte[] value) {

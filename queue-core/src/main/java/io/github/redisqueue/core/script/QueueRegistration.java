@@ -127,6 +127,19 @@ public final class QueueRegistration {
 		return this.prefix;
 	}
 
+	/**
+	 * Migrates the prefix if it holds layout {@value LayoutMigration#FROM} now, whether or not
+	 * {@link #open()} ran before (an instance of the old layout may have written its version
+	 * since): what the blocking registration does when it finds that layout.
+	 */
+	public synchronized void migrateFound() {
+		byte[] found = this.executor.redis().opsForValue().get(encodeUtf8(QueueKeys.layoutKey(this.prefix)));
+		if (found != null) {
+			accept(new String(found, StandardCharsets.UTF_8));
+		}
+		this.opened = true;
+	}
+
 	/** Whether the layout was checked before a first script call (see {@link #open()}). */
 	public boolean isOpened() {
 		return this.opened;
