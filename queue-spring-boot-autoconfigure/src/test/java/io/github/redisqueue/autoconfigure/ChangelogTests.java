@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ChangelogTests {
 
-	private final Path root = repositoryRoot();
+	private final Path root = RepositoryRoot.find();
 
 	@Test
 	void changelogHasAnUnreleasedSectionAndAMovedRenamedTable() throws IOException {
@@ -134,14 +134,5 @@ class ChangelogTests {
 		return Files.readString(changelog, StandardCharsets.UTF_8);
 	}
 
-	private static Path repositoryRoot() {
-		Path start = Path.of("").toAbsolutePath();
-		for (Path dir = start; dir != null; dir = dir.getParent()) {
-			if (Files.isRegularFile(dir.resolve(".ci/test-all")) || Files.isRegularFile(dir.resolve("mvnw"))) {
-				return dir;
-			}
-		}
-		throw new IllegalStateException("no directory from " + start + " up holds .ci/test-all or mvnw");
-	}
 
 }

@@ -61,7 +61,7 @@ class DocumentationLinksTests {
 
 	private static final Pattern SCHEME = Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]*:");
 
-	private final Path root = repositoryRoot();
+	private final Path root = RepositoryRoot.find();
 
 	@Test
 	void everyRelativeLinkAndAnchorResolves() throws IOException {
@@ -215,15 +215,5 @@ class DocumentationLinksTests {
 		}
 	}
 
-	/** The first directory, from the working directory up, holding .ci/test-all or mvnw. */
-	private static Path repositoryRoot() {
-		Path start = Path.of("").toAbsolutePath();
-		for (Path dir = start; dir != null; dir = dir.getParent()) {
-			if (Files.isRegularFile(dir.resolve(".ci/test-all")) || Files.isRegularFile(dir.resolve("mvnw"))) {
-				return dir;
-			}
-		}
-		throw new IllegalStateException("no directory from " + start + " up holds .ci/test-all or mvnw");
-	}
 
 }

@@ -19,6 +19,8 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.env.PropertiesPropertySourceLoader;
+import org.springframework.boot.env.PropertySourceLoader;
 import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -54,7 +56,7 @@ class UnknownQueuePropertiesTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(QueueAutoConfiguration.class));
 
-	private final Path root = repositoryRoot();
+	private final Path root = RepositoryRoot.find();
 
 	@Test
 	void misspeltListenerKeyIsReportedWithTheNearestKey(CapturedOutput output) {
@@ -160,7 +162,9 @@ class UnknownQueuePropertiesTests {
 		assertThat(files).hasSizeGreaterThanOrEqualTo(3);
 		List<PropertySource<?>> sources = new ArrayList<>();
 		for (Path file : files) {
-			sources.addAll(new YamlPropertySourceLoader().load(file.toString(), new FileSystemResource(file)));
+			PropertySourceLoader loader = file.toString().endsWith(".properties") ? new PropertiesPropertySourceLoader()
+					: new YamlPropertySourceLoader();
+			sources.addAll(loader.load(file.toString(), new FileSystemResource(file)));
 		}
 		assertThat(sources.stream().flatMap((source) -> Stream.of(((MapPropertySource) source).getPropertyNames())))
 			.contains("queue.listener.concurrency", "queue.queues.emails.max-attempts", "queue.schedules.digest.cron",
@@ -272,15 +276,6 @@ class UnknownQueuePropertiesTests {
 		return Files.readString(file, StandardCharsets.UTF_8);
 	}
 
-	private static Path repositoryRoot() {
-		Path start = Path.of("").toAbsolutePath();
-		for (Path dir = start; dir != null; dir = dir.getParent()) {
-			if (Files.isRegularFile(dir.resolve(".ci/test-all")) || Files.isRegularFile(dir.resolve("mvnw"))) {
-				return dir;
-			}
-		}
-		throw new IllegalStateException("no directory from " + start + " up holds .ci/test-all or mvnw");
-	}
 
 	@Configuration(proxyBeanMethods = false)
 	@ImportAutoConfiguration(QueueAutoConfiguration.class)
