@@ -1,9 +1,6 @@
 package io.github.redisqueue.samples.quickstart;
 
 import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
@@ -24,7 +21,7 @@ import static org.awaitility.Awaitility.await;
  */
 class QuickstartAotIntegrationTests {
 
-	private final HttpClient http = HttpClient.newHttpClient();
+	private final SampleHttp http = new SampleHttp();
 
 	@Test
 	void theAotProcessedApplicationHandlesPostedEmails() throws Exception {
@@ -59,15 +56,11 @@ class QuickstartAotIntegrationTests {
 	}
 
 	private HttpResponse<String> post(String url, String json) throws Exception {
-		return this.http.send(HttpRequest.newBuilder(URI.create(url))
-			.header("Content-Type", "application/json")
-			.POST(HttpRequest.BodyPublishers.ofString(json))
-			.build(), HttpResponse.BodyHandlers.ofString());
+		return this.http.post(url, json);
 	}
 
 	private String get(String url) throws Exception {
-		return this.http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString())
-			.body();
+		return this.http.get(url);
 	}
 
 }
