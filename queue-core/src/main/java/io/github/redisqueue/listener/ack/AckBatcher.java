@@ -312,28 +312,34 @@ public final class AckBatcher {
 	/**
 	 * Record in Redis that a job reserved ahead starts, before its handler runs, so that losing
 	 * it from now on counts against its max attempts (a job only reserved ahead counts under a
-	 * wider limit). One call records the starts of every thread starting such a job at once,
-	 * together with the acknowledgements pending. When Redis does not answer that call the job
-	 * runs anyway (its loss would still count under the wider limit).
+	 * wider limit). One call records the starts of every thread starting such a job at once and
+	 * of the jobs next in line, together with the acknowledgements pending: those next in line
+	 * then start without a call of their own. When Redis does not answer that call the job runs
+	 * anyway (its loss would still count under the wider limit).
 	 * @param job the job about to start
+	 * @param next the jobs reserved ahead next in line, whose starts are recorded with it
 	 * @return whether it may run: {@code false} when its lease was lost or given up meanwhile
 	 */
-	public boolean recordStart(RunningJob job) {
+	public boolean recordStart(RunningJob job, List<RunningJob> next) {
 		if (this.starts == null || job.isLost()) {
 			return !job.isLost();
 		}
-		StartMark mark = new StartMark(job.job().ref());
-		this.marks.add(mark);
+		request(job);
+		for (RunningJob other : next) {
+			request(other);
+		}
 		this.flushLock.lock();
 		try {
-			if (mark.result == null) {
+			if (job.startResult() == null) {
+				// not carried by a call that ended meanwhile (or that call failed): send it now
+				request(job);
 				send();
 			}
 		}
 		finally {
 			this.flushLock.unlock();
 		}
-		AckResult result = mark.result;
+		AckResult result = job.startResult();
 		if (result == null) {
 			// its partition did not answer: the job runs (holding a thread until that partition is
 			// back would stall the others), and a loss of it still counts under the wider limit
@@ -349,6 +355,12 @@ public final class AckBatcher {
 			return false;
 		}
 		return true;
+	}
+
+	private void request(RunningJob job) {
+		if (job.requestStart()) {
+			this.marks.add(new StartMark(job));
+		}
 	}
 
 	private boolean send() {
@@ -368,9 +380,9 @@ public final class AckBatcher {
 			}
 			else {
 				JobStarts.Result both = this.starts.startAndComplete(this.queue,
-						started.stream().map(StartMark::job).toList(), batch);
+						started.stream().map((m) -> m.job().job().ref()).toList(), batch);
 				for (int i = 0; i < started.size(); i++) {
-					started.get(i).result = both.starts().get(i);
+					started.get(i).job().startRecorded(both.starts().get(i));
 				}
 				if (both.failure() != null) {
 					// a partition that did not answer: its completions are kept, the others are done
@@ -394,6 +406,9 @@ public final class AckBatcher {
 			}
 		}
 		catch (RuntimeException ex) {
+			for (StartMark m : started) {
+				m.job().startRecorded(null);
+			}
 			// the starting threads try again; completions are kept for the next call: the jobs are
 			// delivered again only if none gets through before their leases run out and someone
 			// else reserves them
@@ -433,22 +448,8 @@ public final class AckBatcher {
 		return true;
 	}
 
-	/** A start to record, and what Redis answered ({@code null} until then, and after a failed call). */
-	private static final class StartMark {
-
-		private final JobRef job;
-
-		// written by the sending thread under the flush lock, read after taking it
-		volatile @Nullable AckResult result;
-
-		StartMark(JobRef job) {
-			this.job = job;
-		}
-
-		JobRef job() {
-			return this.job;
-		}
-
+	/** A start to record: the answer goes to the job ({@link RunningJob#startRecorded}). */
+	private record StartMark(RunningJob job) {
 	}
 
 }

@@ -24,7 +24,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The single fetch loop of a container: it reserves as many jobs as there are free slots
- * (concurrency plus prefetch) in one call, hands them to the executor, and when the queue is
+ * (concurrency plus prefetch) in one call, hands them to the executor (while its handlers have
+ * work in line it waits until half the prefetch is free, so that a drain reserves a handful of
+ * jobs per call rather than one per finished job), and when the queue is
  * empty blocks on Redis until a wake-up, the next delayed job's due time, or the poll interval,
  * whichever comes first. An idle loop sends one blocking command per poll interval, plus one
  * reserve per half lease so that leases other workers left to expire are reclaimed even when no
@@ -248,12 +250,13 @@ public final class FetchLoop implements Runnable {
 			this.reserveNext = true;
 			return;
 		}
-		int free = this.slots.free();
-		if (free == 0) {
-			awaitFreeSlot();
+		if (!this.slots.refillNow()) {
+			// no slot free, or the handlers have work in line and few slots are free: wait for more
+			awaitRefill();
 			this.reserveNext = true;
 			return;
 		}
+		int free = this.slots.free();
 		if (this.reserveNext) {
 			this.slots.resetReleases();
 			List<JobRef> completions = this.acks.drain();
@@ -348,7 +351,7 @@ public final class FetchLoop implements Runnable {
 	private void dispatch(ReservedJob job, boolean ahead) {
 		RunningJob running = this.slots.hold(job, ahead);
 		try {
-			this.executor.execute(() -> this.slots.run(running, this.handler));
+			this.executor.execute(() -> this.slots.runNext(this.handler));
 		}
 		catch (RuntimeException | Error ex) {
 			// rejected, or the executor is broken: the job never started
@@ -379,9 +382,9 @@ public final class FetchLoop implements Runnable {
 		}
 	}
 
-	private void awaitFreeSlot() {
+	private void awaitRefill() {
 		try {
-			this.slots.awaitFree(this.options.pollInterval());
+			this.slots.awaitRefill(this.options.pollInterval());
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

@@ -6,11 +6,13 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-import java.util.function.Predicate;
 
+import io.github.redisqueue.core.AckResult;
 import io.github.redisqueue.core.JobRef;
 import io.github.redisqueue.core.ReservedJob;
 import org.jspecify.annotations.Nullable;
@@ -21,6 +23,12 @@ import org.jspecify.annotations.Nullable;
  * that no executor, however many threads it has, runs more jobs at once. A job reserved ahead
  * waits for a handler slot without having started, and can still be given back unstarted. An
  * unset prefetch adapts to the handlers' speed (see {@link AdaptivePrefetch}).
+ *
+ * <p>Held jobs start in the order they were held, whichever executor thread takes them. The start
+ * of a job reserved ahead is recorded in Redis before its handler runs, together with the starts
+ * of the next jobs in line (up to the concurrency in one call): those then start without a call
+ * of their own. A worker that dies thus has at most {@code concurrency} jobs recorded as started
+ * beyond those it was running.
  */
 final class JobSlots {
 
@@ -39,18 +47,38 @@ final class JobSlots {
 	// by identity, not job id: a job given back and reserved again may run here twice for a moment
 	private final Set<RunningJob> jobs = ConcurrentHashMap.newKeySet();
 
+	// the held jobs not taken by a handler thread yet, in the order they were held
+	private final ConcurrentLinkedQueue<RunningJob> inLine = new ConcurrentLinkedQueue<>();
+
+	// how many are in line (the queue's size() walks it)
+	private final AtomicInteger inLineCount = new AtomicInteger();
+
 	// one permit per slot freed since the fetch loop last reset it: lets the loop wait for a job of
 	// its own to finish
 	private final Semaphore releases = new Semaphore(0);
 
-	private final Predicate<RunningJob> recordStart;
+	private final StartRecorder recordStart;
+
+	/** Records in Redis that jobs reserved ahead start. */
+	@FunctionalInterface
+	interface StartRecorder {
+
+		/**
+		 * Record that a job reserved ahead starts now, with the starts of the next jobs in line.
+		 * @param job the job about to start
+		 * @param next the jobs reserved ahead next in line, whose starts go with it
+		 * @return whether the job may run: {@code false} when its lease was lost
+		 */
+		boolean recordStart(RunningJob job, List<RunningJob> next);
+
+	}
 
 	/**
 	 * @param concurrency the handler slots
 	 * @param prefetch the jobs held beyond them, or {@code null} to adapt
 	 */
 	JobSlots(int concurrency, @Nullable Integer prefetch) {
-		this(concurrency, prefetch, (job) -> true);
+		this(concurrency, prefetch, (job, next) -> true);
 	}
 
 	/**
@@ -59,7 +87,7 @@ final class JobSlots {
 	 * @param recordStart records in Redis that a job reserved ahead starts, before its handler
 	 * runs; {@code false} when it must not run (its lease was lost)
 	 */
-	JobSlots(int concurrency, @Nullable Integer prefetch, Predicate<RunningJob> recordStart) {
+	JobSlots(int concurrency, @Nullable Integer prefetch, StartRecorder recordStart) {
 		this.recordStart = recordStart;
 		this.concurrency = concurrency;
 		this.adaptive = (prefetch != null) ? null : new AdaptivePrefetch(concurrency);
@@ -103,16 +131,6 @@ final class JobSlots {
 		return Math.max(0, this.concurrency - this.jobs.size());
 	}
 
-	/**
-	 * Wait until a slot is free, without taking it.
-	 * @param timeout the longest wait
-	 */
-	void awaitFree(Duration timeout) throws InterruptedException {
-		if (this.slots.tryAcquire(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-			this.slots.release();
-		}
-	}
-
 	/** Forget the slots freed so far: {@link #awaitRelease} waits for the next one. */
 	void resetReleases() {
 		this.releases.drainPermits();
@@ -146,16 +164,46 @@ final class JobSlots {
 		this.slots.reduce(1);
 		RunningJob running = new RunningJob(job, ahead);
 		this.jobs.add(running);
+		this.inLine.add(running);
+		this.inLineCount.incrementAndGet();
 		return running;
 	}
 
 	/**
-	 * Run a held job on the calling thread once a handler slot is free, unless it was given back
-	 * meanwhile, then free its slots. The start of a job reserved ahead is recorded in Redis first.
+	 * Run the next held job in line on the calling thread once a handler slot is free (one call
+	 * per held job), unless it was given back meanwhile, then free its slots.
+	 * @param handler what runs it
+	 */
+	void runNext(Consumer<RunningJob> handler) {
+		try {
+			this.handlerSlots.acquire();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			RunningJob job = takeInLine();
+			if (job != null) {
+				release(job);
+			}
+			return;
+		}
+		RunningJob job = takeInLine();
+		if (job == null) {
+			this.handlerSlots.release();
+			return;
+		}
+		runHolding(job, handler);
+	}
+
+	/**
+	 * Run a given held job on the calling thread once a handler slot is free, out of turn,
+	 * unless it was given back meanwhile, then free its slots.
 	 * @param job the job
 	 * @param handler what runs it
 	 */
 	void run(RunningJob job, Consumer<RunningJob> handler) {
+		if (this.inLine.remove(job)) {
+			this.inLineCount.decrementAndGet();
+		}
 		try {
 			this.handlerSlots.acquire();
 		}
@@ -164,8 +212,18 @@ final class JobSlots {
 			release(job);
 			return;
 		}
+		runHolding(job, handler);
+	}
+
+	// with a handler slot held: record the start of a job reserved ahead, run it, free both slots
+	private void runHolding(RunningJob job, Consumer<RunningJob> handler) {
 		try {
-			if (job.isAhead() && !this.recordStart.test(job)) {
+			if (job.isAhead() && job.startResult() == null && !this.recordStart.recordStart(job, nextInLine())) {
+				return;
+			}
+			if (job.isAhead() && job.startResult() != null && job.startResult() != AckResult.OK) {
+				// recorded in advance with an earlier job's call, which found its lease lost
+				job.loseLease();
 				return;
 			}
 			if (job.started(Thread.currentThread())) {
@@ -189,8 +247,60 @@ final class JobSlots {
 		}
 	}
 
+	private @Nullable RunningJob takeInLine() {
+		RunningJob job = this.inLine.poll();
+		if (job != null && this.inLineCount.decrementAndGet() < this.concurrency) {
+			// the fetch loop may wait for this (see awaitRefill)
+			this.releases.release();
+		}
+		return job;
+	}
+
+	/**
+	 * Wait while the handlers have work in line (at least one job per handler thread waits) and
+	 * fewer slots than half the prefetch are free: reserving then takes a handful of jobs per call
+	 * instead of one per finished job.
+	 * @param timeout the longest wait
+	 */
+	void awaitRefill(Duration timeout) throws InterruptedException {
+		long until = System.nanoTime() + timeout.toNanos();
+		long left;
+		while (!refillNow() && (left = until - System.nanoTime()) > 0) {
+			this.releases.tryAcquire(left, TimeUnit.NANOSECONDS);
+		}
+	}
+
+	/** Whether the fetch loop should reserve now rather than wait for more free slots. */
+	boolean refillNow() {
+		int free = free();
+		return free > 0 && (free >= Math.max(1, prefetch() / 2) || this.inLineCount.get() < this.concurrency);
+	}
+
+	/**
+	 * The jobs reserved ahead next in line whose starts are not recorded yet: at most
+	 * {@code concurrency - 1}, the ones that start soonest.
+	 */
+	private List<RunningJob> nextInLine() {
+		List<RunningJob> next = new ArrayList<>();
+		for (RunningJob job : this.inLine) {
+			if (next.size() >= this.concurrency - 1) {
+				break;
+			}
+			if (job.isAhead() && job.startResult() == null && !job.isLost()) {
+				next.add(job);
+			}
+		}
+		return next;
+	}
+
 	/** Free a job's slot once its handler is done, or once it will never run. */
 	void release(RunningJob job) {
+		if (!job.hasStarted()) {
+			// never taken by a handler thread (the executor refused it): it must not run
+			if (this.inLine.remove(job)) {
+				this.inLineCount.decrementAndGet();
+			}
+		}
 		job.finished();
 		if (this.jobs.remove(job)) {
 			this.slots.release();

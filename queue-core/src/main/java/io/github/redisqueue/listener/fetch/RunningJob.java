@@ -1,5 +1,8 @@
 package io.github.redisqueue.listener.fetch;
 
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.github.redisqueue.core.AckResult;
 import io.github.redisqueue.core.ReservedJob;
 import org.jspecify.annotations.Nullable;
 
@@ -28,6 +31,12 @@ public final class RunningJob {
 
 	private volatile boolean extendable = true;
 
+	// set once a thread asked Redis to record this job's start (reset when that call failed)
+	private final AtomicBoolean startRequested = new AtomicBoolean();
+
+	// what Redis answered to the record of its start; null until then
+	private volatile @Nullable AckResult startResult;
+
 	/**
 	 * @param job the job as it was reserved
 	 */
@@ -52,6 +61,36 @@ public final class RunningJob {
 	 */
 	public boolean isAhead() {
 		return this.ahead;
+	}
+
+	/**
+	 * Claim the recording of this job's start for the calling thread's next call.
+	 * @return whether the caller should send it: {@code false} when another call carries it
+	 * already, or it was recorded
+	 */
+	public boolean requestStart() {
+		return this.startResult == null && this.startRequested.compareAndSet(false, true);
+	}
+
+	/**
+	 * What Redis answered to the record of this job's start.
+	 * @param result the answer, or {@code null} when the call failed (the next one may carry it)
+	 */
+	public void startRecorded(@Nullable AckResult result) {
+		if (result == null) {
+			this.startRequested.set(false);
+		}
+		else {
+			this.startResult = result;
+		}
+	}
+
+	/**
+	 * What Redis answered to the record of this job's start.
+	 * @return the answer, or {@code null} while none came
+	 */
+	public @Nullable AckResult startResult() {
+		return this.startResult;
 	}
 
 	/**

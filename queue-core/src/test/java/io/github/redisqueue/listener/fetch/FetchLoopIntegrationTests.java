@@ -1,9 +1,13 @@
 package io.github.redisqueue.listener.fetch;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -29,6 +33,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.data.redis.connection.RedisConnection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -253,6 +258,62 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(second.cutShort()).as("as many as asked").isFalse();
 		assertThat(last.jobs()).hasSize(1);
 		assertThat(last.cutShort()).as("none left ready").isFalse();
+	}
+
+	@Test
+	void jobsStartInTheOrderTheyWereReservedOnAThreadPerJobExecutor() {
+		List<Integer> order = new CopyOnWriteArrayList<>();
+		FetchLoop loop = start(1, 16, (job) -> {
+			order.add(Integer.parseInt(new String(job.job().payload(), StandardCharsets.UTF_8)));
+			this.acks.complete(job.job().ref());
+		});
+		// one call enqueues them all, so the loop finds a backlog and reserves most of it ahead
+		List<Integer> jobs = IntStream.range(0, 60).boxed().toList();
+		this.queues.enqueueAll(QUEUE, jobs, JobOptions.defaults());
+		try {
+			await().atMost(Duration.ofSeconds(20)).until(() -> this.admin.counts(QUEUE).total("completed") == 60);
+		}
+		finally {
+			loop.drain(Duration.ofSeconds(5));
+		}
+
+		assertThat(order).as("start order, each job once").containsExactlyElementsOf(jobs);
+	}
+
+	@Test
+	void aDrainRecordsTheStartsOfTheJobsNextInLineTogetherAndReservesThemInHandfuls() {
+		int jobs = 2_000;
+		this.queues.enqueueAll(QUEUE, IntStream.range(0, jobs).boxed().toList(), JobOptions.defaults());
+		long before = scriptCalls();
+		FetchLoop loop = start(8, 32, (job) -> this.acks.complete(job.job().ref()));
+		try {
+			await().atMost(Duration.ofSeconds(60)).until(() -> this.admin.counts(QUEUE).total("completed") == jobs);
+		}
+		finally {
+			loop.drain(Duration.ofSeconds(5));
+		}
+		long calls = scriptCalls() - before;
+
+		// each start of a job reserved ahead used to take a call of its own (with what other threads
+		// started at that moment): about one call per job in all. Now one call records the starts of
+		// the next 8 jobs in line, and the loop reserves once half the prefetch is free
+		assertThat(calls).as("script calls for %d jobs", jobs).isLessThan(jobs / 2);
+		assertThat(this.admin.counts(QUEUE).total("completed")).isEqualTo(jobs);
+	}
+
+	private long scriptCalls() {
+		Properties stats;
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			stats = connection.serverCommands().info("commandstats");
+		}
+		long calls = 0;
+		for (String name : List.of("cmdstat_evalsha", "cmdstat_eval")) {
+			String line = stats.getProperty(name);
+			if (line != null) {
+				calls += Long.parseLong(line.replaceAll("^calls=(\\d+),.*", "$1"));
+			}
+		}
+		return calls;
 	}
 
 	private FetchLoop start(int concurrency, @Nullable Integer prefetch, Consumer<RunningJob> handler) {
