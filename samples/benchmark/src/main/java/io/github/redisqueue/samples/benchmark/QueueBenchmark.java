@@ -1,11 +1,9 @@
 package io.github.redisqueue.samples.benchmark;
 
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -8,6 +8,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ObjLongConsumer;
 
 import io.github.redisqueue.support.converter.JobSerializer;
 import io.lettuce.core.LMoveArgs;
@@ -74,13 +75,13 @@ final class ThinLoop implements AutoCloseable {
 	 */
 	long drain() throws Exception {
 		AtomicLong taken = new AtomicLong();
-		runConsumers((commands, stop) -> {
+		runConsumers((commands) -> {
 			byte[] job;
 			while ((job = commands.lmove(QUEUE, PROCESSING, RIGHT_LEFT)) != null) {
 				commands.lrem(PROCESSING, 1, job);
 				taken.incrementAndGet();
 			}
-		}, null);
+		});
 		return taken.get();
 	}
 
@@ -115,7 +116,7 @@ final class ThinLoop implements AutoCloseable {
 	 * job it takes to {@code handler} (after deserializing it, where a handler would start) and
 	 * then removing it with {@code LREM}. They run until {@link Blocked#close()}.
 	 */
-	Blocked blocked(java.util.function.ObjLongConsumer<BenchPayload> handler) {
+	Blocked blocked(ObjLongConsumer<BenchPayload> handler) {
 		return new Blocked(handler);
 	}
 
@@ -130,7 +131,7 @@ final class ThinLoop implements AutoCloseable {
 
 		private final AtomicBoolean stop = new AtomicBoolean();
 
-		Blocked(java.util.function.ObjLongConsumer<BenchPayload> handler) {
+		Blocked(ObjLongConsumer<BenchPayload> handler) {
 			for (int i = 0; i < ThinLoop.this.concurrency; i++) {
 				StatefulRedisConnection<byte[], byte[]> connection = ThinLoop.this.client.connect(ByteArrayCodec.INSTANCE,
 						ThinLoop.this.uri);
@@ -171,9 +172,8 @@ final class ThinLoop implements AutoCloseable {
 
 	}
 
-	/** Run the consumers (and the producer, if any, on this thread) until every consumer ends. */
-	private void runConsumers(Consumer consumer, Runnable producing) throws Exception {
-		AtomicBoolean stop = new AtomicBoolean();
+	/** Run the consumers until every one ends. */
+	private void runConsumers(Consumer consumer) throws Exception {
 		ExecutorService threads = Executors.newFixedThreadPool(this.concurrency);
 		List<StatefulRedisConnection<byte[], byte[]>> connections = new ArrayList<>();
 		try {
@@ -183,12 +183,9 @@ final class ThinLoop implements AutoCloseable {
 						this.uri);
 				connections.add(connection);
 				running.add(threads.submit(() -> {
-					consumer.consume(connection.sync(), stop);
+					consumer.consume(connection.sync());
 					return null;
 				}));
-			}
-			if (producing != null) {
-				producing.run();
 			}
 			for (Future<?> future : running) {
 				future.get();
@@ -208,7 +205,7 @@ final class ThinLoop implements AutoCloseable {
 	/** One consumer's loop on its own connection. */
 	private interface Consumer {
 
-		void consume(RedisCommands<byte[], byte[]> commands, AtomicBoolean stop) throws Exception;
+		void consume(RedisCommands<byte[], byte[]> commands) throws Exception;
 
 	}
 
