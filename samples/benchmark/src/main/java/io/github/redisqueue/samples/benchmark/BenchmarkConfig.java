@@ -30,7 +30,8 @@ import io.github.redisqueue.core.QueueSettings;
  * @param memoryJobs jobs queued per payload size by the memory benchmark
  * @param payloadBytes the payload sizes of the memory benchmark, in bytes as stored
  * @param paddedTo when {@code --payload-bytes} is given, the first of its sizes: the payload size of
- * the throughput, latency, backlog and cluster phases (0 leaves their payload as it is, about 60 bytes)
+ * the backlog and cluster modes, and of the main benchmark when {@code --payload-sizes} is not given
+ * (0 leaves their payload as it is, about 60 bytes)
  * @param backlog the backlog benchmark instead: the cost of a job with many waiting
  * @param backlogSizes the jobs waiting in the backlog benchmark's cases
  * @param backlogSample the jobs the backlog benchmark drains in each case
