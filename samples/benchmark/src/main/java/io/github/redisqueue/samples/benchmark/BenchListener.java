@@ -20,19 +20,31 @@ public class BenchListener {
 
 	private final AtomicLong duplicates = new AtomicLong();
 
+	private final AtomicLong samples = new AtomicLong();
+
 	private volatile long[] latencies = new long[0];
 
-	/** Size the latency array for a phase. */
-	void expect(int jobs) {
+	private volatile long firstTimed;
+
+	/**
+	 * Record from now on the latency of the jobs numbered {@code firstId} to
+	 * {@code firstId + jobs - 1} whose payload carries its enqueue time.
+	 */
+	void expect(long firstId, int jobs) {
 		this.latencies = new long[jobs];
+		this.samples.set(0);
+		this.firstTimed = firstId;
 	}
 
 	@QueueListener(queue = QUEUE, id = "bench", concurrency = "${bench.concurrency}", autoStartup = "false")
 	void handle(BenchPayload payload) {
 		long now = System.nanoTime();
 		int id = (int) payload.id();
-		if (payload.sentNanos() > 0 && id < this.latencies.length) {
-			this.latencies[id] = now - payload.sentNanos();
+		long slot = id - this.firstTimed;
+		long[] timed = this.latencies;
+		if (payload.sentNanos() > 0 && slot >= 0 && slot < timed.length) {
+			timed[(int) slot] = now - payload.sentNanos();
+			this.samples.incrementAndGet();
 		}
 		synchronized (this.seen) {
 			if (this.seen.get(id)) {
@@ -49,6 +61,11 @@ public class BenchListener {
 
 	long duplicates() {
 		return this.duplicates.get();
+	}
+
+	/** Latencies recorded since {@link #expect}. */
+	long samples() {
+		return this.samples.get();
 	}
 
 	long[] latencies() {

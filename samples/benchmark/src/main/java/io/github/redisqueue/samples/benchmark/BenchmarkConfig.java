@@ -30,15 +30,22 @@ import io.github.redisqueue.core.QueueSettings;
  * @param memoryJobs jobs queued per payload size by the memory benchmark
  * @param payloadBytes the payload sizes of the memory benchmark, in bytes as stored
  * @param paddedTo when {@code --payload-bytes} is given, the first of its sizes: the payload size of
- * the throughput, latency, backlog and cluster phases (0 leaves their payload as it is, about 60 bytes)
+ * the backlog and cluster modes, and of the main benchmark when {@code --payload-sizes} is not given
+ * (0 leaves their payload as it is, about 60 bytes)
  * @param backlog the backlog benchmark instead: the cost of a job with many waiting
  * @param backlogSizes the jobs waiting in the backlog benchmark's cases
  * @param backlogSample the jobs the backlog benchmark drains in each case
+ * @param payloadSizes the payload sizes the main benchmark runs every phase at, in bytes of JSON
+ * ({@code --payload-sizes}; by default the size {@code --payload-bytes} gives, else 60, the unpadded
+ * payload)
+ * @param producers producer threads of the parallel enqueue phase
+ * @param idleDuration how long the idle cost is measured
  */
 record BenchmarkConfig(int jobs, int concurrency, int batchCap, int prefetch, int rate, Duration latencyDuration, int runs,
 		String redisUrl, Path out, boolean reference, boolean cluster, int masters, int replicas,
 		List<Integer> partitions, boolean memory, int memoryJobs, List<Integer> payloadBytes, int paddedTo,
-		boolean backlog, List<Integer> backlogSizes, int backlogSample) {
+		boolean backlog, List<Integer> backlogSizes, int backlogSample, List<Integer> payloadSizes, int producers,
+		Duration idleDuration) {
 
 	static BenchmarkConfig parse(String... args) {
 		int jobs = 100_000;
@@ -62,6 +69,9 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int prefetch, in
 		boolean backlog = false;
 		List<Integer> backlogSizes = List.of(1_000, 1_000_000);
 		int backlogSample = 20_000;
+		List<Integer> payloadSizes = null;
+		int producers = 8;
+		Duration idle = Duration.ofSeconds(10);
 		for (String arg : args) {
 			String[] pair = arg.replaceFirst("^--", "").split("=", 2);
 			String value = (pair.length > 1) ? pair[1] : "";
@@ -90,6 +100,12 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int prefetch, in
 					.map((size) -> Integer.valueOf(size.strip()))
 					.toList();
 				case "backlog-sample" -> backlogSample = Integer.parseInt(value);
+				case "payload-sizes" -> payloadSizes = Arrays.stream(value.split(","))
+					.map((size) -> Integer.valueOf(size.strip()))
+					.distinct()
+					.toList();
+				case "producers" -> producers = Integer.parseInt(value);
+				case "idle-seconds" -> idle = Duration.ofMillis((long) (Double.parseDouble(value) * 1000));
 				case "payload-bytes" -> {
 					payloadBytes = Arrays.stream(value.split(",")).map((size) -> Integer.valueOf(size.strip())).toList();
 					paddedTo = payloadBytes.get(0);
@@ -97,7 +113,7 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int prefetch, in
 				default -> throw new IllegalArgumentException("Unknown argument '" + arg + "'; known: --jobs=N "
 						+ "--concurrency=C --batch-cap=B --prefetch=P --rate=R --latency-seconds=S --runs=K --redis-url=redis://host:port "
 						+ "--out=FILE --no-reference --cluster --cluster-masters=3 --cluster-replicas=0 --partitions=1,2,3 --memory --memory-jobs=N "
-						+ "--payload-bytes=50,100,1000,10000 --backlog --backlog-sizes=1000,1000000 --backlog-sample=N");
+						+ "--payload-bytes=50,100,1000,10000 --payload-sizes=60,1000,10000 --producers=8 --idle-seconds=10 --backlog --backlog-sizes=1000,1000000 --backlog-sample=N");
 			}
 		}
 		if (jobs < 1 || concurrency < 1 || batchCap < 1 || rate < 1 || runs < 1 || masters < 1 || replicas < 0) {
@@ -114,12 +130,20 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int prefetch, in
 		if (backlogSample < 1 || backlogSizes.isEmpty() || backlogSizes.stream().anyMatch((size) -> size < 0)) {
 			throw new IllegalArgumentException("backlog-sample must be positive and backlog-sizes 0 or more");
 		}
+		if (payloadSizes == null) {
+			payloadSizes = List.of((paddedTo > 0) ? paddedTo : 60);
+		}
+		if (payloadSizes.isEmpty() || payloadSizes.stream().anyMatch((size) -> size < 2 || size > 1_000_000)
+				|| producers < 1 || idle.isNegative() || idle.isZero()) {
+			throw new IllegalArgumentException("payload-sizes must each be from 2 to 1,000,000, producers and "
+					+ "idle-seconds positive");
+		}
 		if (prefetch < -1) {
 			throw new IllegalArgumentException("prefetch must be 0 or more (or -1 for the default)");
 		}
 		return new BenchmarkConfig(jobs, concurrency, batchCap, prefetch, rate, latency, runs, url, out, reference, cluster,
 				masters, replicas, partitions, memory, memoryJobs, payloadBytes, paddedTo, backlog, backlogSizes,
-				backlogSample);
+				backlogSample, payloadSizes, producers, idle);
 	}
 
 }

@@ -6,7 +6,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The runs of one phase: throughput, round trips and CPU per job, as median, min and max.
+ * The runs of one phase: throughput (or latency), round trips, Redis commands, Redis time and JVM
+ * CPU per job, as median, min and max.
  */
 final class Figures {
 
@@ -24,6 +25,10 @@ final class Figures {
 
 	private final List<Double> cpuMicrosPerJob = new ArrayList<>();
 
+	private final List<Double> redisMicrosPerJob = new ArrayList<>();
+
+	private final List<Long> samples = new ArrayList<>();
+
 	Figures(String phase, String unit) {
 		this.phase = phase;
 		this.unit = unit;
@@ -35,6 +40,35 @@ final class Figures {
 		this.roundTripsPerJob.add((double) commands.roundTrips() / jobs);
 		this.executedPerJob.add((double) commands.executed() / jobs);
 		this.cpuMicrosPerJob.add(cpuNanos / 1000.0 / jobs);
+		this.redisMicrosPerJob.add(commands.redisMicros() / jobs);
+	}
+
+	/** Record how many samples a run's value was taken from (a latency percentile's). */
+	void samples(long count) {
+		this.samples.add(count);
+	}
+
+	List<Long> sampleCounts() {
+		return this.samples;
+	}
+
+	/** The median Redis commands executed per job (inside scripts included). */
+	double executedPerJob() {
+		return median(this.executedPerJob);
+	}
+
+	/** The median round trips per job (commands the client sent). */
+	double roundTripsPerJob() {
+		return median(this.roundTripsPerJob);
+	}
+
+	/** The median time Redis spent per job, in microseconds ({@link CommandStats.Delta#redisMicros()}). */
+	double redisMicrosPerJob() {
+		return median(this.redisMicrosPerJob);
+	}
+
+	List<Double> values() {
+		return this.values;
 	}
 
 	String phase() {
@@ -47,14 +81,15 @@ final class Figures {
 	}
 
 	String row() {
-		return String.format("%-34s %12s %12s %12s %-8s %9.3f %9.3f %9.2f %9.1f", this.phase, fmt(median(this.values)),
-				fmt(min(this.values)), fmt(max(this.values)), this.unit, median(this.roundTripsPerJob),
-				median(this.scriptsPerJob), median(this.executedPerJob), median(this.cpuMicrosPerJob));
+		return String.format("%-40s %12s %12s %12s %-8s %9.3f %9.3f %9.2f %9.1f %9.1f", this.phase,
+				fmt(median(this.values)), fmt(min(this.values)), fmt(max(this.values)), this.unit,
+				median(this.roundTripsPerJob), median(this.scriptsPerJob), median(this.executedPerJob),
+				median(this.redisMicrosPerJob), median(this.cpuMicrosPerJob));
 	}
 
 	static String header() {
-		return String.format("%-34s %12s %12s %12s %-8s %9s %9s %9s %9s", "phase", "median", "min", "max", "unit",
-				"rt/job", "eval/job", "cmds/job", "cpu us/j");
+		return String.format("%-40s %12s %12s %12s %-8s %9s %9s %9s %9s %9s", "phase", "median", "min", "max",
+				"unit", "rt/job", "eval/job", "cmds/job", "redis us", "cpu us/j");
 	}
 
 	Map<String, Object> toMap() {
@@ -68,7 +103,11 @@ final class Figures {
 		map.put("roundTripsPerJob", median(this.roundTripsPerJob));
 		map.put("scriptCallsPerJob", median(this.scriptsPerJob));
 		map.put("redisCommandsExecutedPerJob", median(this.executedPerJob));
+		map.put("redisMicrosPerJob", median(this.redisMicrosPerJob));
 		map.put("jvmCpuMicrosPerJob", median(this.cpuMicrosPerJob));
+		if (!this.samples.isEmpty()) {
+			map.put("samples", this.samples);
+		}
 		return map;
 	}
 

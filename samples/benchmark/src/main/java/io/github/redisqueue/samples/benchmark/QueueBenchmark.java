@@ -1,11 +1,9 @@
 package io.github.redisqueue.samples.benchmark;
 
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +25,6 @@ import io.github.redisqueue.core.BatchState;
 import io.github.redisqueue.core.BatchStatus;
 import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.JobRef;
-import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.ReservedJob;
 import io.github.redisqueue.listener.ContainerOptions;
@@ -39,14 +36,19 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.MapPropertySource;
 
 /**
- * The benchmark: enqueue (one job per call, and bulk), drain through {@code @QueueListener}, the
- * same drain of one batch of sub-jobs under a concurrency cap, drain through the pull API alone,
- * and latency from enqueue to handler start at a fixed rate; each phase run several times,
- * reported as median, min and max with Redis round trips and JVM CPU per job. Run it with
+ * The benchmark, at each payload size of {@code --payload-sizes}: enqueue (one job per call from
+ * one thread and from {@code --producers} threads, and bulk), drain through {@code @QueueListener}
+ * from a cold and from a warm container ({@link DrainPhase}), the same drain of one batch of
+ * sub-jobs under a concurrency cap, drain through the pull API alone, and latency from enqueue to
+ * handler start at a fixed rate on an idle started container ({@link LatencyPhase}); the thin loop
+ * ({@link ThinLoop}) the same ways; and once, the idle cost of consumers ({@link IdleCost}). Each
+ * phase runs several times, reported as median, min and max with Redis round trips, commands, Redis
+ * time and JVM CPU per job. Run it with
  * {@code java -jar samples/benchmark/target/benchmark.jar [--jobs=N] [--concurrency=C]
  * [--batch-cap=B] [--prefetch=P] [--rate=R] [--latency-seconds=S] [--runs=K] [--redis-url=redis://host:port]
- * [--out=FILE] [--no-reference] [--payload-bytes=S]} ({@code --payload-bytes} pads the payload of
- * every phase to about S bytes of JSON; without it a payload is about 60 bytes); with {@code --cluster [--cluster-masters=M]
+ * [--out=FILE] [--no-reference] [--payload-sizes=60,1000,10000] [--producers=8] [--idle-seconds=10]}
+ * (a payload is padded to about each size in bytes of JSON; 60 leaves it unpadded; without
+ * {@code --payload-sizes}, the size of {@code --payload-bytes=S}, else 60); with {@code --cluster [--cluster-masters=M]
  * [--cluster-replicas=R] [--partitions=P1,P2,...]}, the drain on a local Redis Cluster instead,
  * once for each partition count of the queue (see {@link ClusterBenchmark}); with {@code --memory
  * [--memory-jobs=N] [--payload-bytes=S1,S2,...]}, Redis memory per queued job by payload size
@@ -62,13 +64,10 @@ public final class QueueBenchmark {
 
 	private final QueueTemplate queues;
 
-	private final QueueAdmin admin;
-
 	private QueueBenchmark(BenchmarkConfig config, RedisUnderTest redis) {
 		this.config = config;
 		this.redis = redis;
 		this.queues = new QueueTemplate(redis.connectionFactory());
-		this.admin = new QueueAdmin(this.queues);
 	}
 
 	public static void main(String[] args) throws Exception {
@@ -110,102 +109,117 @@ public final class QueueBenchmark {
 		machine.put("redis", this.redis.origin());
 		machine.put("jobs", this.config.jobs());
 		machine.put("concurrency", this.config.concurrency());
+		machine.put("producers", this.config.producers());
 		machine.put("batchCap", this.config.batchCap());
 		machine.put("prefetch", (this.config.prefetch() >= 0) ? this.config.prefetch() : "default");
 		machine.put("runs", this.config.runs());
-		machine.put("payloadBytes", (this.config.paddedTo() > 0) ? this.config.paddedTo() : "about 60");
-		Figures single = new Figures("enqueue, 1 job/call, 1 thread", "jobs/s");
-		Figures bulk = new Figures("enqueue, bulk (1000/call)", "jobs/s");
-		String prefetch = (this.config.prefetch() >= 0) ? " prefetch " + this.config.prefetch() : "";
-		Figures drain = new Figures("drain @QueueListener C=" + this.config.concurrency() + prefetch, "jobs/s");
-		Figures batch = new Figures("batch cap " + this.config.batchCap() + ", @QueueListener C="
-				+ this.config.concurrency(), "jobs/s");
-		Figures pull = new Figures("drain pull API C=" + this.config.concurrency(), "jobs/s");
-		String at = " @" + this.config.rate() + "/s";
-		Figures p50 = new Figures("latency p50" + at, "ms");
-		Figures p99 = new Figures("latency p99" + at, "ms");
-		Figures p999 = new Figures("latency p99.9" + at, "ms");
-		Figures pmax = new Figures("latency max" + at, "ms");
-		Figures thinSingle = new Figures("thin loop: LPUSH, 1 job/call", "jobs/s");
-		Figures thinBulk = new Figures("thin loop: LPUSH, 1000 jobs/call", "jobs/s");
-		Figures thinDrain = new Figures("thin loop: LMOVE+LREM C=" + this.config.concurrency(), "jobs/s");
-		Figures thinP50 = new Figures("thin loop: latency p50" + at, "ms");
-		Figures thinP99 = new Figures("thin loop: latency p99" + at, "ms");
+		machine.put("rate", this.config.rate());
+		machine.put("latencySeconds", this.config.latencyDuration().toMillis() / 1000.0);
+		machine.put("idleSeconds", this.config.idleDuration().toMillis() / 1000.0);
+		machine.put("payloadSizes", this.config.payloadSizes());
+		int c = this.config.concurrency();
+		List<PayloadSizeFigures> sizes = new ArrayList<>();
+		for (int size : this.config.payloadSizes()) {
+			sizes.add(new PayloadSizeFigures(size, this.config, this.config.producers()));
+		}
+		Figures[] idle = IdleCost.figures("@QueueListener C=" + c + ", ");
+		Figures[] thinIdle = IdleCost.figures("thin: BLMOVE C=" + c + ", ");
+		IdleCost idleCost = new IdleCost(this.redis, this.config.idleDuration());
+		DrainPhase drains = new DrainPhase(this.redis, this.queues, c);
 		long duplicates = 0;
 		long missing = 0;
-		for (int run = 0; run < this.config.runs(); run++) {
-			enqueueSingle(single);
-			enqueueBulk(bulk);
-			long[] drained = drainListener(drain);
-			duplicates += drained[0];
-			missing += drained[1];
-			long[] batched = drainBatch(batch);
-			duplicates += batched[0];
-			missing += batched[1];
-			drainPull(pull);
-			long[] latency = latency(p50, p99, p999, pmax);
-			duplicates += latency[0];
-			missing += latency[1];
-			try (ThinLoop thin = new ThinLoop(this.redis, this.queues.getSerializer(), this.config.concurrency())) {
-				thinSingle(thin, thinSingle);
-				thinBulk(thin, thinBulk);
-				thinDrain(thin, thinDrain);
-				thinLatency(thin, thinP50, thinP99);
+		try {
+			for (int run = 0; run < this.config.runs(); run++) {
+				for (PayloadSizeFigures size : sizes) {
+					BenchPayload.padTo(size.payloadBytes);
+					enqueueSingle(size.single);
+					enqueueParallel(size.parallel);
+					enqueueBulk(size.bulk);
+					long[] lost = drains.cold(size.drainCold, this.config.jobs());
+					LatencyPhase latency = new LatencyPhase(this.redis, this.config.rate(),
+							this.config.latencyDuration().toMillis() / 1000.0, size.latency);
+					long[] warm = drains.warm(size.drainWarm, this.config.jobs(), latency);
+					long[] batched = drainBatch(size.batch);
+					drainPull(size.pull);
+					duplicates += lost[0] + warm[0] + batched[0];
+					missing += lost[1] + warm[1] + batched[1];
+					try (ThinLoop thin = new ThinLoop(this.redis, this.queues.getSerializer(), c)) {
+						thinSingle(thin, size.thinSingle);
+						thinParallel(thin, size.thinParallel);
+						thinBulk(thin, size.thinBulk);
+						drains.thin(thin, size.thinDrain, this.config.jobs());
+						new LatencyPhase(this.redis, this.config.rate(), this.config.latencyDuration().toMillis() / 1000.0,
+								size.thinLatency).thin(thin, c);
+					}
+				}
+				idleCost.ours(this.queues, c, idle);
+				try (ThinLoop thin = new ThinLoop(this.redis, this.queues.getSerializer(), c)) {
+					idleCost.thin(thin, c, thinIdle);
+				}
 			}
+		}
+		finally {
+			BenchPayload.padTo(this.config.paddedTo());
 		}
 		Map<String, Object> reference = this.config.reference()
 				? new ReferenceNumbers(this.redis.host(), this.redis.port()).measure() : Map.of();
-		List<Figures> thin = List.of(thinSingle, thinBulk, thinDrain, thinP50, thinP99);
-		List<Ratio> ratios = List.of(new Ratio(single, thinSingle), new Ratio(bulk, thinBulk), new Ratio(drain, thinDrain),
-				new Ratio(pull, thinDrain), new Ratio(p50, thinP50), new Ratio(p99, thinP99));
-		return new Report(this.config, machine, List.of(single, bulk, drain, batch, pull, p50, p99, p999, pmax),
-				batch.median() / drain.median(), reference, duplicates, missing, thin, ratios);
+		return new Report(this.config, machine, sizes, idle, thinIdle, reference, duplicates, missing);
 	}
 
 	private void enqueueSingle(Figures figures) {
 		this.redis.flushAll();
 		int n = this.config.jobs();
-		Measure measure = start();
+		Measure measure = Measure.start(this.redis);
 		for (int i = 0; i < n; i++) {
 			this.queues.enqueue(BenchListener.QUEUE, BenchPayload.of(i, 0));
 		}
 		measure.stop(figures, n);
 	}
 
+	/** One job per call from {@code --producers} threads sharing the template. */
+	private void enqueueParallel(Figures figures) throws Exception {
+		this.redis.flushAll();
+		int n = this.config.jobs();
+		int threads = this.config.producers();
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			Measure measure = Measure.start(this.redis);
+			List<Future<?>> running = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				int first = t;
+				running.add(pool.submit(() -> {
+					for (int i = first; i < n; i += threads) {
+						this.queues.enqueue(BenchListener.QUEUE, BenchPayload.of(i, 0));
+					}
+					return null;
+				}));
+			}
+			for (Future<?> future : running) {
+				future.get();
+			}
+			measure.stop(figures, n);
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
 	private void enqueueBulk(Figures figures) {
 		this.redis.flushAll();
 		int n = this.config.jobs();
 		List<List<BenchPayload>> chunks = chunks(n, 1000);
-		Measure measure = start();
+		Measure measure = Measure.start(this.redis);
 		for (List<BenchPayload> chunk : chunks) {
 			this.queues.enqueueAll(BenchListener.QUEUE, chunk, JobOptions.defaults());
 		}
 		measure.stop(figures, n);
 	}
 
-	private long[] drainListener(Figures figures) {
-		this.redis.flushAll();
-		int n = this.config.jobs();
-		for (List<BenchPayload> chunk : chunks(n, 1000)) {
-			this.queues.enqueueAll(BenchListener.QUEUE, chunk, JobOptions.defaults());
-		}
-		BenchListener listener = new BenchListener();
-		try (AnnotationConfigApplicationContext context = listenerContext(listener)) {
-			QueueListenerContainer container = container(context);
-			Measure measure = start();
-			container.start();
-			await(() -> listener.handled() >= n && this.admin.counts(BenchListener.QUEUE).total("completed") >= n);
-			measure.stop(figures, n);
-			container.stop();
-		}
-		return new long[] { listener.duplicates(), n - listener.handled() };
-	}
-
 	/**
 	 * The drain of one batch of {@code jobs} sub-jobs, capped at {@code batch-cap}, by the same
-	 * container as {@link #drainListener(Figures)}: the batch is opened, fed in chunks of 1,000 and
-	 * sealed first (as the plain drain enqueues its jobs first), then timed from the container's
-	 * start until every sub-job was handled and the batch's status reads finished.
+	 * container as the cold drain: the batch is opened, fed in chunks of 1,000 and sealed first (as
+	 * the cold drain enqueues its jobs first), then timed from the container's start until every
+	 * sub-job was handled and the batch's status reads finished.
 	 */
 	private long[] drainBatch(Figures figures) {
 		this.redis.flushAll();
@@ -218,7 +232,7 @@ public final class QueueBenchmark {
 		batch.seal();
 		try (AnnotationConfigApplicationContext context = listenerContext(listener)) {
 			QueueListenerContainer container = container(context);
-			Measure measure = start();
+			Measure measure = Measure.start(this.redis);
 			container.start();
 			await(() -> listener.handled() >= n && batch.status().isFinished());
 			measure.stop(figures, n);
@@ -240,7 +254,7 @@ public final class QueueBenchmark {
 		}
 		ExecutorService pool = Executors.newFixedThreadPool(this.config.concurrency());
 		AtomicLong done = new AtomicLong();
-		Measure measure = start();
+		Measure measure = Measure.start(this.redis);
 		List<Future<?>> workers = new ArrayList<>();
 		for (int t = 0; t < this.config.concurrency(); t++) {
 			workers.add(pool.submit(() -> {
@@ -269,47 +283,23 @@ public final class QueueBenchmark {
 		}
 	}
 
-	private long[] latency(Figures p50, Figures p99, Figures p999, Figures pmax) {
-		this.redis.flushAll();
-		int rate = this.config.rate();
-		int n = (int) Math.max(1, rate * this.config.latencyDuration().toMillis() / 1000);
-		BenchListener listener = new BenchListener();
-		listener.expect(n);
-		try (AnnotationConfigApplicationContext context = listenerContext(listener)) {
-			QueueListenerContainer container = container(context);
-			container.start();
-			// let the container reach its blocking wait before the first job
-			this.queues.reserve("warm-up", 1, Duration.ofSeconds(1));
-			Measure measure = start();
-			long interval = TimeUnit.SECONDS.toNanos(1) / rate;
-			long next = System.nanoTime();
-			for (int i = 0; i < n; i++) {
-				LockSupport.parkNanos(next - System.nanoTime());
-				this.queues.enqueue(BenchListener.QUEUE, BenchPayload.of(i, System.nanoTime()));
-				next += interval;
-			}
-			await(() -> listener.handled() >= n);
-			CommandStats.Delta commands = measure.commands();
-			long cpu = measure.cpu();
-			container.stop();
-			long[] sorted = listener.latencies().clone();
-			Arrays.sort(sorted);
-			p50.add(percentile(sorted, 50), commands, n, cpu);
-			p99.add(percentile(sorted, 99), commands, n, cpu);
-			p999.add(percentile(sorted, 99.9), commands, n, cpu);
-			pmax.add(sorted[sorted.length - 1] / 1e6, commands, n, cpu);
-		}
-		return new long[] { listener.duplicates(), n - listener.handled() };
-	}
-
 	/** The thin loop's enqueue of one job per call: the payload serialized, then LPUSH. */
 	private void thinSingle(ThinLoop thin, Figures figures) {
 		this.redis.flushAll();
 		int n = this.config.jobs();
-		Measure measure = start();
+		Measure measure = Measure.start(this.redis);
 		for (int i = 0; i < n; i++) {
 			thin.push(BenchPayload.of(i, 0));
 		}
+		measure.stop(figures, n);
+	}
+
+	/** The thin loop's enqueue of one job per call from {@code --producers} threads. */
+	private void thinParallel(ThinLoop thin, Figures figures) throws Exception {
+		this.redis.flushAll();
+		int n = this.config.jobs();
+		Measure measure = Measure.start(this.redis);
+		thin.pushFromThreads(n, this.config.producers());
 		measure.stop(figures, n);
 	}
 
@@ -318,45 +308,11 @@ public final class QueueBenchmark {
 		this.redis.flushAll();
 		int n = this.config.jobs();
 		List<List<BenchPayload>> chunks = chunks(n, 1000);
-		Measure measure = start();
+		Measure measure = Measure.start(this.redis);
 		for (List<BenchPayload> chunk : chunks) {
 			thin.pushAll(chunk);
 		}
 		measure.stop(figures, n);
-	}
-
-	/** The thin loop's drain: C consumers, each LMOVE to a processing list then LREM, no lease. */
-	private void thinDrain(ThinLoop thin, Figures figures) throws Exception {
-		this.redis.flushAll();
-		int n = this.config.jobs();
-		for (List<BenchPayload> chunk : chunks(n, 1000)) {
-			thin.pushAll(chunk);
-		}
-		Measure measure = start();
-		long taken = thin.drain();
-		measure.stop(figures, n);
-		if (taken != n) {
-			throw new IllegalStateException("thin loop drained " + taken + " of " + n + " jobs");
-		}
-	}
-
-	/** The thin loop's latency at the latency phase's rate: consumers blocked on BLMOVE. */
-	private void thinLatency(ThinLoop thin, Figures p50, Figures p99) throws Exception {
-		this.redis.flushAll();
-		int rate = this.config.rate();
-		int n = (int) Math.max(1, rate * this.config.latencyDuration().toMillis() / 1000);
-		Measure measure = start();
-		long[] sorted = thin.latencies(n, rate);
-		CommandStats.Delta commands = measure.commands();
-		long cpu = measure.cpu();
-		Arrays.sort(sorted);
-		p50.add(percentile(sorted, 50), commands, n, cpu);
-		p99.add(percentile(sorted, 99), commands, n, cpu);
-	}
-
-	private static double percentile(long[] sorted, double p) {
-		int index = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
-		return sorted[Math.max(0, Math.min(sorted.length - 1, index))] / 1e6;
 	}
 
 	private AnnotationConfigApplicationContext listenerContext(BenchListener listener) {
@@ -397,9 +353,15 @@ public final class QueueBenchmark {
 
 	/** Write a mode's figures as JSON to {@code --out} and say where. */
 	static void writeJson(BenchmarkConfig config, Object figures) throws java.io.IOException {
+		writeJson(config, figures, true);
+	}
+
+	private static void writeJson(BenchmarkConfig config, Object figures, boolean say) throws java.io.IOException {
 		Files.writeString(config.out(),
 				JsonMapper.builder().build().writerWithDefaultPrettyPrinter().writeValueAsString(figures));
-		System.out.println("JSON written to " + config.out().toAbsolutePath());
+		if (say) {
+			System.out.println("JSON written to " + config.out().toAbsolutePath());
+		}
 	}
 
 	static List<List<BenchPayload>> chunks(int n, int size) {
@@ -420,45 +382,8 @@ public final class QueueBenchmark {
 		}
 	}
 
-	private Measure start() {
-		return new Measure(CommandStats.of(this.redis.info("commandstats"), this.redis.sent()), System.nanoTime(),
-				processCpu());
-	}
-
 	static long processCpu() {
-		return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-			.getProcessCpuTime();
-	}
-
-	/** Start of a measured phase. */
-	private final class Measure {
-
-		private final CommandStats before;
-
-		private final long startNanos;
-
-		private final long startCpu;
-
-		Measure(CommandStats before, long startNanos, long startCpu) {
-			this.before = before;
-			this.startNanos = startNanos;
-			this.startCpu = startCpu;
-		}
-
-		void stop(Figures figures, long jobs) {
-			double seconds = (System.nanoTime() - this.startNanos) / 1e9;
-			figures.add(jobs / seconds, commands(), jobs, cpu());
-		}
-
-		CommandStats.Delta commands() {
-			return CommandStats.of(QueueBenchmark.this.redis.info("commandstats"),
-					QueueBenchmark.this.redis.sent()).since(this.before);
-		}
-
-		long cpu() {
-			return processCpu() - this.startCpu;
-		}
-
+		return Measure.processCpu();
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -470,36 +395,12 @@ public final class QueueBenchmark {
 	/**
 	 * What a benchmark run measured.
 	 *
-	 * @param batchToDrain the median jobs/s of the batch phase over that of the plain
-	 * {@code @QueueListener} drain
+	 * @param sizes the figures of each payload size
+	 * @param idle the idle cost of one started container: commands executed and sent per second
+	 * @param thinIdle the same for the thin loop's blocked consumers
 	 */
-	/**
-	 * A figure of redis-queue against the thin loop's figure of the same kind.
-	 * @param figure redis-queue's
-	 * @param thin the thin loop's
-	 */
-	record Ratio(Figures figure, Figures thin) {
-
-		double value() {
-			return this.figure.median() / this.thin.median();
-		}
-
-		String row() {
-			return String.format("%-34s / %-34s x %.2f", this.figure.phase(), this.thin.phase(), value());
-		}
-
-		Map<String, Object> toMap() {
-			Map<String, Object> map = new LinkedHashMap<>();
-			map.put("phase", this.figure.phase());
-			map.put("thinLoopPhase", this.thin.phase());
-			map.put("ratio", value());
-			return map;
-		}
-
-	}
-
-	record Report(BenchmarkConfig config, Map<String, Object> machine, List<Figures> figures, double batchToDrain,
-			Map<String, Object> reference, long duplicates, long missing, List<Figures> thin, List<Ratio> ratios) {
+	record Report(BenchmarkConfig config, Map<String, Object> machine, List<PayloadSizeFigures> sizes, Figures[] idle,
+			Figures[] thinIdle, Map<String, Object> reference, long duplicates, long missing) {
 
 		boolean allAcknowledgedOnce() {
 			return this.duplicates == 0 && this.missing == 0;
@@ -508,18 +409,19 @@ public final class QueueBenchmark {
 		String table() {
 			StringBuilder out = new StringBuilder();
 			out.append("redis-queue benchmark ").append(this.machine).append('\n');
-			out.append(Figures.header()).append('\n');
-			this.figures.forEach((figure) -> out.append(figure.row()).append('\n'));
-			this.thin.forEach((figure) -> out.append(figure.row()).append('\n'));
-			out.append("ratios to the thin loop (medians; for latency, lower is better):\n");
-			this.ratios.forEach((ratio) -> out.append("  ").append(ratio.row()).append('\n'));
-			out.append(String.format("batch drain / plain @QueueListener drain (medians): %.1f%%%n",
-					this.batchToDrain * 100));
-			out.append("rt/job = round trips per job (commands the client sent: script calls + others);\n")
-				.append("eval/job = script calls; ")
-				.append("cmds/job = every command Redis executed, inside scripts included; cpu = JVM process CPU.\n")
-				.append("batch: one batch of all the jobs as sub-jobs (1000 per add), built first like the plain drain's jobs,\n")
-				.append("then drained by the same container, timed from its start to the batch's status finished; per job = per sub-job.\n");
+			this.sizes.forEach((size) -> out.append(size.table()));
+			out.append("--- idle, no jobs (per-job columns read per second) ---\n").append(Figures.header()).append('\n');
+			for (Figures figures : List.of(this.idle[0], this.idle[1], this.thinIdle[0], this.thinIdle[1])) {
+				out.append(figures.row()).append('\n');
+			}
+			out.append("rt/job = round trips per job (commands the client sent: script calls + others); eval/job = script calls;\n")
+				.append("cmds/job = every command Redis executed, inside scripts included (INFO commandstats calls);\n")
+				.append("redis us = Redis time per job (INFO commandstats usec of script calls and of commands clients sent);\n")
+				.append("cpu = JVM process CPU. Drains are timed until every job is handled and counted completed in Redis:\n")
+				.append("cold = container started inside the timing on a waiting backlog; warm = container running, backlog\n")
+				.append("enqueued while the queue was paused, timed from resume. Latency = handler start - nanoTime taken just\n")
+				.append("before enqueue, one producer thread at the fixed rate, consumers started and idle (blocked) before.\n")
+				.append("batch: one batch of all the jobs as sub-jobs, drained like the cold drain; per job = per sub-job.\n");
 			out.append("delivered twice: ").append(this.duplicates).append(", never delivered: ").append(this.missing).append('\n');
 			if (!this.reference.isEmpty()) {
 				out.append("reference (redis-benchmark, requests/s): ").append(this.reference).append('\n');
@@ -530,15 +432,13 @@ public final class QueueBenchmark {
 		void write() throws java.io.IOException {
 			Map<String, Object> json = new LinkedHashMap<>();
 			json.put("machine", this.machine);
-			json.put("phases", this.figures.stream().map(Figures::toMap).toList());
-			json.put("thinLoop", this.thin.stream().map(Figures::toMap).toList());
-			json.put("ratiosToThinLoop", this.ratios.stream().map(Ratio::toMap).toList());
-			json.put("batchToListenerDrain", this.batchToDrain);
+			json.put("payloadSizes", this.sizes.stream().map(PayloadSizeFigures::toMap).toList());
+			json.put("idle", List.of(this.idle[0].toMap(), this.idle[1].toMap()));
+			json.put("thinLoopIdle", List.of(this.thinIdle[0].toMap(), this.thinIdle[1].toMap()));
 			json.put("reference", this.reference);
 			json.put("deliveredTwice", this.duplicates);
 			json.put("neverDelivered", this.missing);
-			Files.writeString(this.config.out(),
-					JsonMapper.builder().build().writerWithDefaultPrettyPrinter().writeValueAsString(json));
+			writeJson(this.config, json, false);
 		}
 
 	}

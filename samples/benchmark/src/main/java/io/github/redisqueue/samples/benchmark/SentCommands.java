@@ -1,7 +1,10 @@
 package io.github.redisqueue.samples.benchmark;
 
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.lettuce.core.event.command.CommandListener;
@@ -25,6 +28,8 @@ final class SentCommands implements CommandListener {
 
 	private final LongAdder others = new LongAdder();
 
+	private final Map<String, LongAdder> byName = new ConcurrentHashMap<>();
+
 	@Override
 	public void commandStarted(CommandStartedEvent event) {
 		String type = event.getCommand().getType().toString().toUpperCase(Locale.ROOT);
@@ -34,11 +39,19 @@ final class SentCommands implements CommandListener {
 		else if (!IGNORED.contains(type)) {
 			this.others.increment();
 		}
+		this.byName.computeIfAbsent(CommandStats.statName(type), (name) -> new LongAdder()).increment();
 	}
 
 	/** Script calls sent so far. */
 	long scripts() {
 		return this.scripts.sum();
+	}
+
+	/** Every command sent so far, by the lower-case name {@code INFO commandstats} gives it. */
+	Map<String, Long> byName() {
+		Map<String, Long> counts = new HashMap<>();
+		this.byName.forEach((name, count) -> counts.put(name, count.sum()));
+		return counts;
 	}
 
 	/** Other commands sent so far, the ignored ones left out. */

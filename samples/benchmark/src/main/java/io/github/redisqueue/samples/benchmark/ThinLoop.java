@@ -6,11 +6,9 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
+import java.util.function.ObjLongConsumer;
 
 import io.github.redisqueue.support.converter.JobSerializer;
 import io.lettuce.core.LMoveArgs;
@@ -35,6 +33,9 @@ final class ThinLoop implements AutoCloseable {
 	private static final byte[] PROCESSING = "thin:processing".getBytes(StandardCharsets.UTF_8);
 
 	private static final LMoveArgs RIGHT_LEFT = LMoveArgs.Builder.rightLeft();
+
+	// a blocked consumer's wait, renewed when it times out (below the client's command timeout)
+	private static final double BLOCK_SECONDS = 20;
 
 	private final RedisClient client;
 
@@ -74,63 +75,105 @@ final class ThinLoop implements AutoCloseable {
 	 */
 	long drain() throws Exception {
 		AtomicLong taken = new AtomicLong();
-		runConsumers((commands, stop) -> {
+		runConsumers((commands) -> {
 			byte[] job;
 			while ((job = commands.lmove(QUEUE, PROCESSING, RIGHT_LEFT)) != null) {
 				commands.lrem(PROCESSING, 1, job);
 				taken.incrementAndGet();
 			}
-		}, null);
+		});
 		return taken.get();
 	}
 
 	/**
-	 * Enqueue {@code n} jobs at {@code rate} per second while the consumers wait on BLMOVE, and
-	 * measure each job from its enqueue to the moment a consumer holds it.
-	 * @return the latencies in nanoseconds
+	 * Enqueue jobs {@code 0} to {@code n - 1} from {@code threads} producer threads, one LPUSH per
+	 * job, all on the producer's connection (as the template's threads share its connection).
 	 */
-	long[] latencies(int n, int rate) throws Exception {
-		long[] latencies = new long[n];
-		AtomicInteger received = new AtomicInteger();
-		AtomicBoolean stop = new AtomicBoolean();
-		runConsumers((commands, stopped) -> {
-			while (!stopped.get()) {
-				byte[] job = commands.blmove(QUEUE, PROCESSING, RIGHT_LEFT, 0.1);
-				if (job == null) {
-					continue;
-				}
-				long now = System.nanoTime();
-				BenchPayload payload = this.serializer.deserialize(job, BenchPayload.class);
-				latencies[(int) payload.id()] = now - payload.sentNanos();
-				commands.lrem(PROCESSING, 1, job);
-				received.incrementAndGet();
+	void pushFromThreads(int n, int threads) throws Exception {
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			List<Future<?>> running = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				int first = t;
+				running.add(pool.submit(() -> {
+					for (int i = first; i < n; i += threads) {
+						push(BenchPayload.of(i, 0));
+					}
+					return null;
+				}));
 			}
-		}, () -> {
-			long interval = TimeUnit.SECONDS.toNanos(1) / rate;
-			long next = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
-			for (int i = 0; i < n; i++) {
-				LockSupport.parkNanos(next - System.nanoTime());
-				push(BenchPayload.of(i, System.nanoTime()));
-				next += interval;
+			for (Future<?> future : running) {
+				future.get();
 			}
-			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-			while (received.get() < n && System.nanoTime() < deadline) {
-				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-			}
-			stop.set(true);
-		}, stop);
-		if (received.get() != n) {
-			throw new IllegalStateException("thin loop received " + received.get() + " of " + n + " jobs");
 		}
-		return latencies;
+		finally {
+			pool.shutdownNow();
+		}
 	}
 
-	private void runConsumers(Consumer consumer, Runnable producing) throws Exception {
-		runConsumers(consumer, producing, new AtomicBoolean());
+	/**
+	 * Start the consumers, each blocked on {@code BLMOVE} on a connection of its own, handing each
+	 * job it takes to {@code handler} (after deserializing it, where a handler would start) and
+	 * then removing it with {@code LREM}. They run until {@link Blocked#close()}.
+	 */
+	Blocked blocked(ObjLongConsumer<BenchPayload> handler) {
+		return new Blocked(handler);
 	}
 
-	/** Run the consumers (and the producer, if any, on this thread) until every consumer ends. */
-	private void runConsumers(Consumer consumer, Runnable producing, AtomicBoolean stop) throws Exception {
+	/** Consumers blocked on the queue until closed; see {@link #blocked}. */
+	final class Blocked implements AutoCloseable {
+
+		private final ExecutorService threads = Executors.newFixedThreadPool(ThinLoop.this.concurrency);
+
+		private final List<StatefulRedisConnection<byte[], byte[]>> connections = new ArrayList<>();
+
+		private final List<Future<?>> running = new ArrayList<>();
+
+		private final AtomicBoolean stop = new AtomicBoolean();
+
+		Blocked(ObjLongConsumer<BenchPayload> handler) {
+			for (int i = 0; i < ThinLoop.this.concurrency; i++) {
+				StatefulRedisConnection<byte[], byte[]> connection = ThinLoop.this.client.connect(ByteArrayCodec.INSTANCE,
+						ThinLoop.this.uri);
+				this.connections.add(connection);
+				RedisCommands<byte[], byte[]> commands = connection.sync();
+				this.running.add(this.threads.submit(() -> {
+					while (!this.stop.get()) {
+						byte[] job = commands.blmove(QUEUE, PROCESSING, RIGHT_LEFT, BLOCK_SECONDS);
+						if (job == null || job.length == 0) {
+							continue;
+						}
+						BenchPayload payload = ThinLoop.this.serializer.deserialize(job, BenchPayload.class);
+						handler.accept(payload, System.nanoTime());
+						commands.lrem(PROCESSING, 1, job);
+					}
+					return null;
+				}));
+			}
+		}
+
+		@Override
+		public void close() throws Exception {
+			this.stop.set(true);
+			// one empty element per consumer ends its wait
+			for (int i = 0; i < ThinLoop.this.concurrency; i++) {
+				ThinLoop.this.producer.sync().lpush(QUEUE, new byte[0]);
+			}
+			try {
+				for (Future<?> future : this.running) {
+					future.get();
+				}
+			}
+			finally {
+				this.threads.shutdownNow();
+				this.connections.forEach(StatefulRedisConnection::close);
+			}
+		}
+
+	}
+
+	/** Run the consumers until every one ends. */
+	private void runConsumers(Consumer consumer) throws Exception {
 		ExecutorService threads = Executors.newFixedThreadPool(this.concurrency);
 		List<StatefulRedisConnection<byte[], byte[]>> connections = new ArrayList<>();
 		try {
@@ -140,12 +183,9 @@ final class ThinLoop implements AutoCloseable {
 						this.uri);
 				connections.add(connection);
 				running.add(threads.submit(() -> {
-					consumer.consume(connection.sync(), stop);
+					consumer.consume(connection.sync());
 					return null;
 				}));
-			}
-			if (producing != null) {
-				producing.run();
 			}
 			for (Future<?> future : running) {
 				future.get();
@@ -165,7 +205,7 @@ final class ThinLoop implements AutoCloseable {
 	/** One consumer's loop on its own connection. */
 	private interface Consumer {
 
-		void consume(RedisCommands<byte[], byte[]> commands, AtomicBoolean stop) throws Exception;
+		void consume(RedisCommands<byte[], byte[]> commands) throws Exception;
 
 	}
 

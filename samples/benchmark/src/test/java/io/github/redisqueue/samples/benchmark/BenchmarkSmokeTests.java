@@ -12,38 +12,75 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 /**
- * A short run of the benchmark: it completes, writes its JSON, and every job of the drain, batch
- * and latency phases is handled exactly once. Speed is not asserted here.
+ * A short run of the benchmark: it completes, writes its JSON, every job of the drain, batch and
+ * latency phases is handled exactly once, and every figure is produced with a sane value. Speed is
+ * not asserted here.
  */
 class BenchmarkSmokeTests {
 
 	@Test
-	void shortRunCompletesAndAcknowledgesEveryJobOnce(@TempDir Path dir) throws Exception {
+	void shortRunProducesEveryFigureAtEveryPayloadSize(@TempDir Path dir) throws Exception {
 		RedisEndpoint redis = TestRedis.shared();
 		Path out = dir.resolve("results.json");
-		BenchmarkConfig config = BenchmarkConfig.parse("--jobs=2000", "--runs=1", "--latency-seconds=1", "--rate=500",
-				"--no-reference", "--redis-url=" + redis.uri(), "--out=" + out);
+		BenchmarkConfig config = BenchmarkConfig.parse("--jobs=500", "--runs=1", "--latency-seconds=0.5", "--rate=400",
+				"--idle-seconds=0.5", "--payload-sizes=60,1000", "--no-reference", "--redis-url=" + redis.uri(),
+				"--out=" + out);
 
 		QueueBenchmark.Report report = QueueBenchmark.run(config);
 		report.write();
 
 		assertThat(report.duplicates()).isZero();
 		assertThat(report.missing()).isZero();
-		assertThat(report.figures()).hasSize(9).allSatisfy((figures) -> assertThat(figures.row()).doesNotContain("NaN"));
-		assertThat(report.table()).containsPattern("(?m)^batch cap 8, @QueueListener C=8 +[0-9,.]+ .* jobs/s ")
-			.containsPattern("(?m)^batch drain / plain @QueueListener drain \\(medians\\): [0-9]+\\.[0-9]%$");
-		assertThat(report.batchToDrain()).isPositive();
-		// the thin loop ran every phase, and each figure has its ratio
-		assertThat(report.thin()).hasSize(5).allSatisfy((figures) -> assertThat(figures.median()).isPositive());
-		assertThat(report.ratios()).hasSize(6).allSatisfy((ratio) -> assertThat(ratio.value()).isPositive());
-		assertThat(report.table()).containsPattern("(?m)^thin loop: LMOVE\\+LREM C=8 +[0-9,.]+ .* jobs/s ")
-			.containsPattern("(?m)^  drain @QueueListener C=8 +/ thin loop: LMOVE\\+LREM C=8 +x [0-9]+\\.[0-9]{2}$");
+		assertThat(report.sizes()).extracting((size) -> size.payloadBytes).containsExactly(60, 1000);
+		for (PayloadSizeFigures size : report.sizes()) {
+			assertThat(size.ours()).hasSize(11).allSatisfy((figures) -> {
+				assertThat(figures.values()).hasSize(1);
+				assertThat(figures.median()).isPositive();
+				assertThat(figures.row()).doesNotContain("NaN");
+			});
+			assertThat(size.thin()).hasSize(8).allSatisfy((figures) -> assertThat(figures.median()).isPositive());
+			assertThat(size.ratios()).hasSize(10).allSatisfy((ratio) -> assertThat(ratio.value()).isPositive());
+			// one sample per job enqueued: rate x seconds, for each latency figure, ours and the thin loop's
+			assertThat(size.latency).allSatisfy((figures) -> assertThat(figures.sampleCounts()).containsExactly(200L));
+			assertThat(size.thinLatency).allSatisfy((figures) -> assertThat(figures.sampleCounts()).containsExactly(200L));
+			assertThat(size.latency[0].median()).isLessThanOrEqualTo(size.latency[1].median());
+			assertThat(size.latency[2].median()).isLessThanOrEqualTo(size.latency[3].median());
+			Map<String, Object> costs = size.costs();
+			assertThat((double) costs.get("commandsPerJobAtRate")).isPositive();
+			// the thin loop's job at a low rate: LPUSH, BLMOVE, LREM (the last LREM may still be on its way)
+			assertThat((double) costs.get("thinCommandsPerJobAtRate")).isCloseTo(3.0, within(0.05));
+			assertThat((double) costs.get("commandsPerDrainedJobCold")).isPositive();
+			assertThat((double) costs.get("commandsPerDrainedJobWarm")).isPositive();
+			// LMOVE and LREM per job, and each consumer's last LMOVE that finds the list empty
+			assertThat((double) costs.get("thinCommandsPerDrainedJob")).isCloseTo(2.0 + 8.0 / 500, within(0.001));
+			assertThat((double) costs.get("redisMicrosPerJobEnqueueAndDrain")).isPositive();
+			assertThat((double) costs.get("thinRedisMicrosPerJobEnqueueAndDrain")).isPositive();
+			assertThat(size.parallel.executedPerJob()).isGreaterThanOrEqualTo(1);
+			assertThat(size.thinParallel.executedPerJob()).isCloseTo(1.0, within(0.01));
+		}
+		// the idle cost was measured once per run, for the container and the thin loop
+		assertThat(report.idle()).allSatisfy((figures) -> {
+			assertThat(figures.values()).hasSize(1);
+			assertThat(figures.median()).isNotNegative();
+		});
+		assertThat(report.thinIdle()).allSatisfy((figures) -> assertThat(figures.values()).hasSize(1));
+		assertThat(report.table()).contains("--- payload about 60 bytes ---", "--- payload about 1000 bytes ---")
+			.containsPattern("(?m)^drain cold @QueueListener C=8 +[0-9,.]+ .* jobs/s ")
+			.containsPattern("(?m)^drain warm @QueueListener C=8 +[0-9,.]+ .* jobs/s ")
+			.containsPattern("(?m)^enqueue, 1 job/call, 8 threads +[0-9,.]+ .* jobs/s ")
+			.containsPattern("(?m)^thin: latency p99.9 @400/s +[0-9,.]+ .* ms ")
+			.containsPattern("(?m)^  drain warm @QueueListener C=8 +/ thin: LMOVE\\+LREM C=8 +x [0-9]+\\.[0-9]{2}$")
+			.containsPattern("(?m)^Redis commands per job at 400/s: [0-9.]+ \\(thin [0-9.]+\\)")
+			.containsPattern("(?m)^batch drain / cold @QueueListener drain \\(medians\\): [0-9]+\\.[0-9]%$");
 		assertThat(Files.readString(out)).contains("\"deliveredTwice\" : 0")
-			.contains("drain @QueueListener C=8")
-			.contains("batch cap 8, @QueueListener C=8")
-			.contains("\"batchToListenerDrain\"")
+			.contains("\"payloadBytes\" : 1000")
+			.contains("\"commandsPerJobAtRate\"")
+			.contains("\"redisMicrosPerJobEnqueueAndDrain\"")
+			.contains("\"thinLoopIdle\"")
+			.contains("\"samples\" : [ 200 ]")
 			.contains("\"ratiosToThinLoop\"");
 	}
 

@@ -1,6 +1,7 @@
 package io.github.redisqueue.samples.benchmark;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 
 import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.Test;
@@ -33,6 +34,20 @@ class CommandStatsTests {
 			assertThat(delta.roundTrips()).isEqualTo(2);
 			assertThat(delta.executed()).isEqualTo(4);
 		}
+	}
+
+	@Test
+	void redisTimeCountsAScriptWholeAndNotItsCommandsAgain() {
+		// a script call of 30 us that ran three SADD, and one SADD a client sent itself
+		CommandStats before = new CommandStats(Map.of(), Map.of(), 0, 0, Map.of());
+		CommandStats after = new CommandStats(Map.of("evalsha", 1L, "sadd", 4L), Map.of("evalsha", 30L, "sadd", 12L), 1,
+				1, Map.of("evalsha", 1L, "sadd", 1L));
+
+		CommandStats.Delta delta = after.since(before);
+
+		assertThat(delta.executed()).isEqualTo(5);
+		// the script's 30 us, and the client's share of SADD's time: 12 us x 1/4
+		assertThat(delta.redisMicros()).isEqualTo(33.0);
 	}
 
 	private static byte[] bytes(String text) {

@@ -1,0 +1,67 @@
+package io.github.redisqueue.samples.benchmark;
+
+import java.lang.management.ManagementFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The start of a measured phase: the commands Redis executed and the client sent, the clock and
+ * the JVM's CPU time, read again at its end.
+ */
+final class Measure {
+
+	private final RedisUnderTest redis;
+
+	private final CommandStats before;
+
+	private final long startNanos;
+
+	private final long startCpu;
+
+	private Measure(RedisUnderTest redis) {
+		this.redis = redis;
+		this.before = CommandStats.of(redis.info("commandstats"), redis.sent());
+		this.startNanos = System.nanoTime();
+		this.startCpu = processCpu();
+	}
+
+	static Measure start(RedisUnderTest redis) {
+		return new Measure(redis);
+	}
+
+	/** Record the throughput of {@code jobs} jobs since the start. */
+	void stop(Figures figures, long jobs) {
+		double seconds = seconds();
+		figures.add(jobs / seconds, commands(), jobs, cpu());
+	}
+
+	double seconds() {
+		return (System.nanoTime() - this.startNanos) / 1e9;
+	}
+
+	CommandStats.Delta commands() {
+		return CommandStats.of(this.redis.info("commandstats"), this.redis.sent()).since(this.before);
+	}
+
+	long cpu() {
+		return processCpu() - this.startCpu;
+	}
+
+	static long processCpu() {
+		return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+			.getProcessCpuTime();
+	}
+
+	/**
+	 * Wait until at least {@code clients} clients of Redis are blocked (consumers waiting for work),
+	 * for at most 10 seconds; a Redis shared with other clients may count theirs too.
+	 */
+	static void awaitBlocked(RedisUnderTest redis, int clients) {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (Long.parseLong(redis.info("clients").getProperty("blocked_clients", "0")) < clients
+				&& System.nanoTime() < deadline) {
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+		}
+	}
+
+}
