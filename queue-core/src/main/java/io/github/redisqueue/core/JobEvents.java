@@ -42,4 +42,21 @@ public interface JobEvents {
 	default void rateLimited(String queue) {
 	}
 
+	/**
+	 * A listener container's fetch loop started on the queue; counters of its fetch failures may
+	 * start at zero here, so that the first failure is an increase.
+	 * @param queue the queue name
+	 */
+	default void fetchStarted(String queue) {
+	}
+
+	/**
+	 * A fetch loop's call to Redis failed.
+	 * @param queue the queue name
+	 * @param stopped {@code true} when the failure ended the loop (it takes no new jobs until its
+	 * container is restarted), {@code false} when the loop tries again after its poll interval
+	 */
+	default void fetchFailed(String queue, boolean stopped) {
+	}
+
 }

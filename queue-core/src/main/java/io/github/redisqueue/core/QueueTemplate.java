@@ -142,6 +142,11 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		this.context.setEvents(events);
 	}
 
+	/** Where job outcomes are reported; {@link JobEvents#NONE} unless set. */
+	public JobEvents getJobEvents() {
+		return this.context.events();
+	}
+
 	/**
 	 * Observe each enqueue call as {@code queue.enqueue}; with tracing, the current trace
 	 * context is written into the jobs' headers so that their handlers continue the trace.

@@ -114,6 +114,29 @@ class QueueMetricsBinderIntegrationTests extends AbstractRedisIntegrationTests {
 		}
 	}
 
+	@Test
+	void workersGaugeCountsTheLiveWorkersOfEachQueue() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		queues.enqueue("mails", 1);
+		queues.enqueue("idle", 2);
+		admin.heartbeat(new WorkerInfo("worker-a", "host", List.of("mails", "mails"), 0, null, null),
+				Duration.ofMinutes(1));
+		admin.heartbeat(new WorkerInfo("worker-b", "host", List.of("mails", "other"), 0, null, null),
+				Duration.ofMinutes(1));
+		try (QueueMetricsBinder binder = new QueueMetricsBinder(admin, Duration.ofMillis(100))) {
+			binder.bindTo(registry);
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> workers(registry, "mails") == 2 && workers(registry, "idle") == 0);
+		}
+	}
+
+	private static double workers(SimpleMeterRegistry registry, String queue) {
+		var gauge = registry.find("queue.workers").tag("queue", queue).gauge();
+		return (gauge != null) ? gauge.value() : -1;
+	}
+
 	private static double finished(SimpleMeterRegistry registry, String state) {
 		return registry.get("queue.batches.finished")
 			.tag("queue", "resize")

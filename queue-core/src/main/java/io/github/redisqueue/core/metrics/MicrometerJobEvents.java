@@ -17,8 +17,10 @@ import org.jspecify.annotations.Nullable;
  * Counts job outcomes of this process in the counter {@code queue.job.outcomes} with tags
  * {@code queue} and {@code outcome} (enqueued, duplicate, completed, failed, dead_lettered,
  * expired, reaped), and times how long reserved jobs waited ready in {@code queue.job.wait}
- * (tag {@code queue}), and counts the reserve calls a queue's rate limit cut short in
- * {@code queue.rate.limited} (tag {@code queue}).
+ * (tag {@code queue}), counts the reserve calls a queue's rate limit cut short in
+ * {@code queue.rate.limited} (tag {@code queue}), and the failed fetches of listener containers
+ * in {@code queue.fetch.failures} (tags {@code queue} and {@code kind}: {@code retried}, or
+ * {@code stopped} when the failure ended the loop; both start at zero when a loop starts).
  *
  * @since 0.1.0
  */
@@ -71,6 +73,35 @@ public class MicrometerJobEvents implements JobEvents {
 					.register(target))
 				.increment();
 		}
+	}
+
+	private final Map<String, Counter> fetchFailures = new ConcurrentHashMap<>();
+
+	@Override
+	public void fetchStarted(String queue) {
+		fetchFailures(queue, false);
+		fetchFailures(queue, true);
+	}
+
+	@Override
+	public void fetchFailed(String queue, boolean stopped) {
+		Counter failures = fetchFailures(queue, stopped);
+		if (failures != null) {
+			failures.increment();
+		}
+	}
+
+	private @Nullable Counter fetchFailures(String queue, boolean stopped) {
+		MeterRegistry target = registry();
+		if (target == null) {
+			return null;
+		}
+		String kind = stopped ? "stopped" : "retried";
+		return this.fetchFailures.computeIfAbsent(queue + '\0' + kind, (key) -> Counter.builder("queue.fetch.failures")
+			.description("Failed fetches of this process's listener containers: retried, or one that stopped the loop")
+			.tag("queue", queue)
+			.tag("kind", kind)
+			.register(target));
 	}
 
 	private @Nullable MeterRegistry registry() {

@@ -1,6 +1,7 @@
 package io.github.redisqueue.core.metrics;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -12,6 +13,7 @@ import io.github.redisqueue.core.BatchStatus;
 import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueCounts;
+import io.github.redisqueue.core.QueueOverview;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -34,7 +36,9 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * more script call per 100 of them, only for queues that have some); and
  * {@code queue.head.age} (how long the next job to run has been ready), {@code queue.paused} (1
  * or 0), {@code queue.throughput} (completions per second over about the last minute, by every
- * consumer) and {@code queue.batches.open} (batches not finished yet) with tag {@code queue}.
+ * consumer), {@code queue.batches.open} (batches not finished yet) and {@code queue.workers} (live
+ * workers that consume the queue, from the worker registry read in the same round trip) with tag
+ * {@code queue}.
  * {@code queue.group.jobs} with tags {@code queue} and {@code state} ({@code waiting}: jobs of
  * groups waiting for their turn, in no state of {@code queue.jobs}; {@code active}: admitted ones)
  * comes from counters the scripts keep.
@@ -71,6 +75,8 @@ public class QueueMetricsBinder implements MeterBinder, SmartLifecycle, AutoClos
 	private final Map<String, QueueCounts> latest = new ConcurrentHashMap<>();
 
 	private final Map<String, BatchJobs> batchJobs = new ConcurrentHashMap<>();
+
+	private final Map<String, Long> workers = new ConcurrentHashMap<>();
 
 	private final Set<String> registered = ConcurrentHashMap.newKeySet();
 
@@ -158,8 +164,13 @@ public class QueueMetricsBinder implements MeterBinder, SmartLifecycle, AutoClos
 	/** Read every queue's counts now and register gauges for new queues. */
 	public void refresh() {
 		try {
-			Map<String, QueueCounts> counts = this.operations.overview().queues();
+			QueueOverview overview = this.operations.overview();
+			Map<String, QueueCounts> counts = overview.queues();
 			this.latest.putAll(counts);
+			Map<String, Long> consumers = new HashMap<>();
+			overview.workers()
+				.forEach((worker) -> Set.copyOf(worker.queues()).forEach((queue) -> consumers.merge(queue, 1L, Long::sum)));
+			counts.keySet().forEach((queue) -> this.workers.put(queue, consumers.getOrDefault(queue, 0L)));
 			counts.forEach((queue, queueCounts) -> this.batchJobs.put(queue, sumBatchJobs(queue, queueCounts)));
 			MeterRegistry meters = this.registry;
 			if (meters != null) {
@@ -199,6 +210,10 @@ public class QueueMetricsBinder implements MeterBinder, SmartLifecycle, AutoClos
 			QueueCounts counts = binder.latest.get(queue);
 			return (counts != null && counts.paused()) ? 1 : 0;
 		}).tag("queue", queue).description("Whether the queue is paused (1) or not (0)").register(meters);
+		Gauge.builder("queue.workers", this, (binder) -> binder.workers.getOrDefault(queue, 0L))
+			.tag("queue", queue)
+			.description("Live workers (heartbeat not expired) that consume the queue")
+			.register(meters);
 		Gauge.builder("queue.throughput", this, (binder) -> {
 			QueueCounts counts = binder.latest.get(queue);
 			return (counts != null) ? counts.throughput() : Double.NaN;

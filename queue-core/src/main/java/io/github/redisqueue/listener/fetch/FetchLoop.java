@@ -11,6 +11,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
+import io.github.redisqueue.core.JobEvents;
 import io.github.redisqueue.core.JobRef;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.QueueWaiter;
@@ -153,11 +154,13 @@ public final class FetchLoop implements Runnable {
 	 */
 	@Override
 	public void run() {
+		report((events) -> events.fetchStarted(this.queue));
 		try {
 			fetchUntilStopped();
 		}
 		catch (Throwable ex) {
 			this.failure = ex;
+			report((events) -> events.fetchFailed(this.queue, true));
 			String why = (ex instanceof IllegalArgumentException) ? ": the engine refused its call as invalid (a "
 					+ "configuration or programming error, not an outage)" : " unexpectedly";
 			logger.error("Container '{}' of queue '{}' stopped fetching{}; it takes no new jobs until it is restarted",
@@ -166,6 +169,16 @@ public final class FetchLoop implements Runnable {
 		}
 		finally {
 			this.ended.countDown();
+		}
+	}
+
+	/** Tells the template's job events; a failing one is logged and changes nothing here. */
+	private void report(Consumer<JobEvents> event) {
+		try {
+			event.accept(this.template.getJobEvents());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Job events listener failed for queue '{}'", this.queue, ex);
 		}
 	}
 
@@ -187,6 +200,7 @@ public final class FetchLoop implements Runnable {
 						break;
 					}
 					this.outageLog.failed(ex);
+					report((events) -> events.fetchFailed(this.queue, false));
 					pause(this.options.pollInterval());
 				}
 			}

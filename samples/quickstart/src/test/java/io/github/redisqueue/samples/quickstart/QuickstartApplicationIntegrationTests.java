@@ -115,7 +115,8 @@ class QuickstartApplicationIntegrationTests {
 		}
 	}
 
-	private static ConfigurableApplicationContext run(int redisPort, String... extra) {
+	/** The quick start on the Redis at the port, on a free HTTP port, with the extra arguments. */
+	static ConfigurableApplicationContext run(int redisPort, String... extra) {
 		SpringApplication application = new SpringApplication(QuickstartApplication.class);
 		java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("--server.port=0",
 				"--spring.data.redis.port=" + redisPort, "--queue.listener.poll-interval=200ms"));
