@@ -39,7 +39,10 @@ public final class JobEnqueuer {
 
 	private volatile @Nullable QueueEnqueueObservationConvention enqueueConvention;
 
+	private final EnqueueCoalescer coalescer;
+
 	public JobEnqueuer(QueueContext context) {
+		this.coalescer = new EnqueueCoalescer(context.settings().enqueueChunk());
 		this.context = context;
 	}
 
@@ -124,6 +127,27 @@ public final class JobEnqueuer {
 	 * with the partition whose turn it is.
 	 */
 	public List<EnqueueResult> enqueueSerialized(String queue, List<byte[]> serialized, JobOptions options,
+			Map<String, String> headerValues) {
+		if (serialized.size() == 1 && coalescable(queue, options)) {
+			// concurrent single enqueues with the same options share one call (see EnqueueCoalescer)
+			EnqueueCoalescer.Key key = EnqueueCoalescer.Key.of(queue, options,
+					this.context.serializer().serializeHeaders(headerValues));
+			return List.of(this.coalescer.enqueue(key, serialized.get(0),
+					(jobs) -> enqueueNow(queue, jobs, options, headerValues)));
+		}
+		return enqueueNow(queue, serialized, options, headerValues);
+	}
+
+	/**
+	 * Whether single enqueues with these options may share a call: on a queue of one partition,
+	 * without a uniqueness or idempotency key (each names one job).
+	 */
+	private boolean coalescable(String queue, JobOptions options) {
+		return options.getUniqueKey() == null && options.getIdempotencyKey() == null
+				&& this.context.partitions(queue).length == 1;
+	}
+
+	private List<EnqueueResult> enqueueNow(String queue, List<byte[]> serialized, JobOptions options,
 			Map<String, String> headerValues) {
 		List<EnqueueResult> results = new ArrayList<>(serialized.size());
 		for (EnqueueCall call : plan(queue, serialized, options, headerValues)) {
