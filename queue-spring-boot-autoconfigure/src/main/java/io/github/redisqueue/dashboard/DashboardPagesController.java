@@ -59,7 +59,7 @@ import org.springframework.web.bind.annotation.RestController;
  * a job found by id, uniqueness key or idempotency key with its history
  * ({@code GET {path}/api/find?queue=q&by=unique&key=k}). Actions, each a POST logged with the
  * queue, the ids and the user: {@code batches/{id}/cancel} on a queue, and
- * {@code jobs/bulk/retry}, {@code jobs/bulk/delete}, {@code jobs/bulk/promote} on a queue with a
+ * {@code bulk/retry}, {@code bulk/delete}, {@code bulk/promote} on a queue with a
  * body {@code {"ids": [...]}} of at most {@value #MAX_BULK} ids, every id checked before any is
  * acted on.
  *
@@ -179,7 +179,7 @@ public class DashboardPagesController {
 		return new FindResult(settings, queue, kind, text, id.orElse(null), job);
 	}
 
-	@PostMapping("/api/queues/{queue}/jobs/bulk/{action}")
+	@PostMapping("/api/queues/{queue}/bulk/{action}")
 	BulkResult bulk(@PathVariable String queue, @PathVariable String action, @RequestBody BulkRequest body,
 			HttpServletRequest request) {
 		QueueNames.validate(queue);

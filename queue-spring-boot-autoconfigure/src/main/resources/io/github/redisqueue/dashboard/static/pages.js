@@ -251,7 +251,7 @@
     });
     var head = tableEl.querySelector('thead tr');
     if (head) head.insertBefore(h('th', null, all), head.firstChild);
-    var path = 'queues/' + enc(r.queue) + '/jobs/bulk/';
+    var path = 'queues/' + enc(r.queue) + '/bulk/';
     function bulk(action, verb) {
       var ids = selected();
       if (ids.length > MAX_BULK) { D().flash('Select at most ' + MAX_BULK + ' jobs for one action', true); return; }
