@@ -69,6 +69,7 @@ import org.springframework.web.bind.annotation.RestController;
 @RequestMapping("${queue.dashboard.path:/queues}")
 public class DashboardPagesController {
 
+	/** The audit log of every dashboard action, whichever controller serves it. */
 	private static final Logger logger = LoggerFactory.getLogger(QueueDashboardController.class);
 
 	/** Most job ids one bulk action takes. */
