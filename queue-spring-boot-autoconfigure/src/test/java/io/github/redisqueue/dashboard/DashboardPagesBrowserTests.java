@@ -107,6 +107,9 @@ class DashboardPagesBrowserTests {
 
 		browser.open(base + "/#/batches");
 		browser.clickUntil("#batch-queues tr[data-queue='thumbs'] a", (d) -> d.getCurrentUrl().contains("#/batches/thumbs"));
+		// the queue's page links to its batches
+		browser.open(base + "/#/queue/thumbs/ready");
+		browser.clickUntil("a[data-link='batches']", (d) -> d.getCurrentUrl().endsWith("#/batches/thumbs"));
 		browser.waitForText("#open-batches tr[data-batch='album-9'] td:nth-child(3)", "20%");
 		browser.waitForText("#open-batches tr[data-batch='album-9'] td[data-count='waiting']", "2");
 		browser.waitForText("#finished-batches tr[data-batch='album-3'] td:nth-child(2)", "COMPLETED");

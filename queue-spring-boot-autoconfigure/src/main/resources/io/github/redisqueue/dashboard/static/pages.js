@@ -300,7 +300,11 @@
     },
     drawn: function (r, data, view) {
       markNav(r.view === 'page' ? r.name : '');
-      if (r.view === 'queue') decorateQueue(r, view);
+      if (r.view === 'queue') {
+        var title = view.querySelector('h1');
+        if (title) title.appendChild(D().h('a', { href: '#/batches/' + enc(r.queue), 'class': 'muted', 'data-link': 'batches', text: 'batches \u2192' }));
+        decorateQueue(r, view);
+      }
     }
   };
 })();
