@@ -97,6 +97,8 @@ public class QueueAdmin implements QueueAdminOperations {
 
 	private final JobPages jobPages;
 
+	private final QueueLookups lookups;
+
 	/** Queues whose counts {@link #overview()} fetches in its first round trip. */
 	private final Set<String> overviewQueues = new ConcurrentSkipListSet<>();
 
@@ -112,6 +114,7 @@ public class QueueAdmin implements QueueAdminOperations {
 		this.settings = this.context.settings();
 		this.workers = new WorkerRegistry(this.executor, this.settings.keyPrefix(), this.context::partitions);
 		this.jobPages = new JobPages(this.context);
+		this.lookups = new QueueLookups(this.context, this.batches);
 	}
 
 	/** The template this admin works on. */
@@ -368,6 +371,35 @@ public class QueueAdmin implements QueueAdminOperations {
 	@Override
 	public BatchStatus cancelBatch(String queue, String id) {
 		return this.template.cancelBatch(queue, id);
+	}
+
+	@Override
+	public List<BatchStatus> finishedBatches(String queue, int count) {
+		if (count < 1 || count > MAX_BATCH_PAGE) {
+			throw new IllegalArgumentException("Count " + count + " of finished batches is invalid: from 1 to "
+					+ MAX_BATCH_PAGE);
+		}
+		return this.lookups.finishedBatches(queue, count);
+	}
+
+	@Override
+	public Optional<String> jobIdByUniqueKey(String queue, String key) {
+		return this.lookups.byUniqueKey(queue, key);
+	}
+
+	@Override
+	public Optional<String> jobIdByIdempotencyKey(String queue, String key) {
+		return this.lookups.byIdempotencyKey(queue, key);
+	}
+
+	@Override
+	public Optional<JobHistory> jobHistory(String queue, String id) {
+		return this.lookups.history(queue, id);
+	}
+
+	@Override
+	public RateLimitStatus rateLimitStatus(String queue) {
+		return this.lookups.rateLimit(queue);
 	}
 
 	@Override

@@ -184,6 +184,48 @@ public interface QueueAdminOperations {
 	BatchStatus cancelBatch(String queue, String id);
 
 	/**
+	 * The most recently finished batches of a queue that are still kept (see
+	 * the completed-job retention), latest first, read in one script call per partition.
+	 * @param queue the queue of their sub-jobs
+	 * @param count most batches to return, from 1 to {@value QueueAdmin#MAX_BATCH_PAGE}
+	 * @return the batches
+	 */
+	List<BatchStatus> finishedBatches(String queue, int count);
+
+	/**
+	 * The job holding a uniqueness key (a key kept after its job completed counts while its window
+	 * lasts).
+	 * @param queue the queue name
+	 * @param key the uniqueness key
+	 * @return the job's id, or empty when no job holds the key
+	 */
+	Optional<String> jobIdByUniqueKey(String queue, String key);
+
+	/**
+	 * The job an idempotency key names while its window lasts.
+	 * @param queue the queue name
+	 * @param key the idempotency key
+	 * @return the job's id, or empty when the key names none (any more)
+	 */
+	Optional<String> jobIdByIdempotencyKey(String queue, String key);
+
+	/**
+	 * One job with what its record holds about its past (see {@link JobHistory}).
+	 * @param queue the queue name
+	 * @param id the job id
+	 * @return the history, or empty when the job does not exist (any more)
+	 */
+	Optional<JobHistory> jobHistory(String queue, String id);
+
+	/**
+	 * Where a queue stands against the rate limit this application's settings give it, with the
+	 * queue's counts of reserve calls the limit cut short.
+	 * @param queue the queue name
+	 * @return the status
+	 */
+	RateLimitStatus rateLimitStatus(String queue);
+
+	/**
 	 * Put a dead job back in the queue with no attempts used.
 	 * @param queue the queue name
 	 * @param id the job id

@@ -18,7 +18,8 @@
 --             created at, finished at, completion queue, waiting; or nothing for no batch.
 --   'list'    (id unused) offset and count of open batches, oldest first: returns the number of
 --             open batches, then per batch its id and the 12 values of 'status'; with 'scores'
---             after the count, only the creation time (the index score, as text) of each.
+--             after the count, only the creation time (the index score, as text) of each; with
+--             'finished', the finished batches still kept instead, latest to lapse first.
 --   'pending' (id unused) most entries: finished batches whose completion job is not handed off.
 --             Returns 1 when the call stopped early because the completion payloads it read
 --             passed PAYLOAD_BUDGET bytes (it always reads one), else 0; then per batch its id,
@@ -188,8 +189,15 @@ if op == 'list' then
     end
     return out
   end
-  local out = {redis.call('ZCARD', K_BATCHES)}
-  for _, id in ipairs(redis.call('ZRANGE', K_BATCHES, offset, offset + count - 1)) do
+  local ids
+  if ARGV[7] == 'finished' then
+    -- finished batches still kept, the latest to lapse (about the latest finished) first
+    ids = redis.call('ZREVRANGE', K_BATCHES_UNTIL, offset, offset + count - 1)
+  else
+    ids = redis.call('ZRANGE', K_BATCHES, offset, offset + count - 1)
+  end
+  local out = {redis.call('ZCARD', (ARGV[7] == 'finished') and K_BATCHES_UNTIL or K_BATCHES)}
+  for _, id in ipairs(ids) do
     local s = status(id)
     if s then
       out[#out + 1] = id

@@ -207,9 +207,15 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
     rate = string.sub(rate, got * RATE_DIGITS + 1) .. string.rep(string.format('%013d', now), got)
     redis.call('HSET', K_STATS, RATE_FIELD, rate)
   end
-  if rate and got == n and n < wanted and ready_count() > 0 then
-    -- cut short by the limit while jobs wait: the next hand-out is due when the oldest entry is W ms old
-    out[9] = rate_entry(rate, 1) + rate_ms
+  if rate and got == n and n < wanted then
+    local ready = ready_count()
+    if ready > 0 then
+      -- cut short by the limit while jobs wait: the next hand-out is due when the oldest entry is W ms old
+      out[9] = rate_entry(rate, 1) + rate_ms
+      -- counted for operators: calls the limit cut short, and the ready jobs they asked for and did not get
+      redis.call('HINCRBY', K_STATS, 'rateLimited', 1)
+      redis.call('HINCRBY', K_STATS, 'rateHeld', math.min(wanted, got + ready) - got)
+    end
   end
 end
 local owed = wake_owed

@@ -1,6 +1,7 @@
 package io.github.redisqueue.dashboard;
 
 import java.util.Arrays;
+import java.util.stream.Stream;
 
 import org.jspecify.annotations.Nullable;
 
@@ -25,7 +26,10 @@ public final class QueueDashboardRuntimeHints implements RuntimeHintsRegistrar {
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 		hints.resources().registerPattern(ASSETS);
 		new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(),
-				Arrays.stream(DashboardViews.class.getDeclaredClasses()).filter(Class::isRecord).toArray(Class<?>[]::new));
+				Stream.concat(Arrays.stream(DashboardViews.class.getDeclaredClasses()),
+						Arrays.stream(DashboardPageViews.class.getDeclaredClasses()))
+					.filter(Class::isRecord)
+					.toArray(Class<?>[]::new));
 	}
 
 }

@@ -42,14 +42,15 @@ class QueueDashboardRuntimeHintsTests {
 	}
 
 	private static void assertHints(RuntimeHints hints) {
-		for (String asset : new String[] { "index.html", "app.js", "app.css" }) {
+		for (String asset : new String[] { "index.html", "app.js", "app.css", "pages.js" }) {
 			assertThat(RuntimeHintsPredicates.resource().forResource(QueueDashboardController.ASSETS + asset))
 				.as(asset)
 				.accepts(hints);
 		}
 		// a job's detail and a refusal leave the controller as ResponseEntity<?>
 		for (Class<?> view : new Class<?>[] { DashboardViews.JobDetail.class, DashboardViews.Problem.class,
-				DashboardViews.Overview.class, DashboardViews.Settings.class, DashboardViews.Csrf.class }) {
+				DashboardViews.Overview.class, DashboardViews.Settings.class, DashboardViews.Csrf.class,
+				DashboardPageViews.FindResult.class, DashboardPageViews.BulkResult.class }) {
 			assertThat(RuntimeHintsPredicates.reflection().onType(view)).as(view.getSimpleName()).accepts(hints);
 		}
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(DashboardViews.JobDetail.class, "payload"))

@@ -2,13 +2,16 @@ package io.github.redisqueue.autoconfigure.dashboard;
 
 import io.github.redisqueue.autoconfigure.QueueAutoConfiguration;
 import io.github.redisqueue.core.QueueAdminOperations;
+import io.github.redisqueue.dashboard.DashboardPagesController;
 import io.github.redisqueue.dashboard.QueueDashboardController;
 import io.github.redisqueue.dashboard.QueueDashboardRuntimeHints;
 import io.github.redisqueue.dashboard.QueueDashboardSettings;
+import io.github.redisqueue.schedule.RecurringJobScheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -64,6 +67,13 @@ public final class QueueDashboardAutoConfiguration {
 					settings.readOnly() ? ", read-only" : "");
 		}
 		return new QueueDashboardController(queueAdmin, settings);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DashboardPagesController queueDashboardPagesController(QueueAdminOperations queueAdmin,
+			QueueDashboardController dashboard, ObjectProvider<RecurringJobScheduler> schedulers) {
+		return new DashboardPagesController(queueAdmin, dashboard.getSettings(), schedulers);
 	}
 
 	@Bean

@@ -157,6 +157,8 @@
       return { view: 'queue', queue: parts[1], state: parts[2] || 'ready', order: query.order || 'oldest',
         offset: Math.max(0, parseInt(query.offset || '0', 10) || 0) };
     }
+    var page = window.QueuePages && window.QueuePages.route(parts, query);
+    if (page) return page;
     return { view: 'overview' };
   }
 
@@ -184,7 +186,7 @@
   function refresh() {
     var r = route();
     var ticket = ++drawing;
-    var load = r.view === 'job' ? api('queues/' + encodeURIComponent(r.queue) + '/jobs/' + encodeURIComponent(r.id))
+    var load = r.view === 'page' ? r.load() : r.view === 'job' ? api('queues/' + encodeURIComponent(r.queue) + '/jobs/' + encodeURIComponent(r.id))
       : r.view === 'queue' ? api('queues/' + encodeURIComponent(r.queue) + '?state=' + r.state + '&order=' + r.order
         + '&offset=' + r.offset + '&count=' + PAGE)
         : api('overview');
@@ -195,9 +197,10 @@
       if (key === lastDrawn) return;
       lastDrawn = key;
       var view = document.getElementById('view');
-      var next = r.view === 'job' ? jobView(r, data) : r.view === 'queue' ? queueView(r, data) : overviewView(data);
+      var next = r.view === 'page' ? r.draw(data) : r.view === 'job' ? jobView(r, data) : r.view === 'queue' ? queueView(r, data) : overviewView(data);
       clear(view);
       append(view, next);
+      if (window.QueuePages) window.QueuePages.drawn(r, data, view);
     }).catch(function (e) {
       if (ticket !== drawing) return;
       flash(e.message, true);
@@ -407,6 +410,11 @@
   function stateOf(state) {
     return { READY: 'ready', DELAYED: 'delayed', ACTIVE: 'active', DEAD: 'dead' }[state] || 'ready';
   }
+
+  // what the other pages (pages.js) draw with
+  window.QueueDashboard = { h: h, append: append, clear: clear, time: time, ago: ago, api: api, answer: answer,
+    flash: flash, crumbs: crumbs, card: card, refresh: refresh, queueLink: queueLink, jobLink: jobLink,
+    settings: function () { return settings; } };
 
   window.addEventListener('hashchange', function () {
     document.getElementById('flash').hidden = true;
