@@ -97,6 +97,8 @@ public class QueueAdmin implements QueueAdminOperations {
 
 	private final JobPages jobPages;
 
+	private final QueueHistories histories;
+
 	/** Queues whose counts {@link #overview()} fetches in its first round trip. */
 	private final Set<String> overviewQueues = new ConcurrentSkipListSet<>();
 
@@ -112,6 +114,7 @@ public class QueueAdmin implements QueueAdminOperations {
 		this.settings = this.context.settings();
 		this.workers = new WorkerRegistry(this.executor, this.settings.keyPrefix(), this.context::partitions);
 		this.jobPages = new JobPages(this.context);
+		this.histories = new QueueHistories(this.context);
 	}
 
 	/** The template this admin works on. */
@@ -216,6 +219,11 @@ public class QueueAdmin implements QueueAdminOperations {
 			this.overviewQueues.addAll(added);
 		}
 		return new QueueOverview(Collections.unmodifiableMap(counts), workers);
+	}
+
+	@Override
+	public QueueHistory history(String queue) {
+		return this.histories.read(QueueNames.validate(queue));
 	}
 
 	@Override

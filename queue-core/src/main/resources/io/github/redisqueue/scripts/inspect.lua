@@ -5,8 +5,13 @@
 -- of about the last minute and the ms they cover.
 -- ARGV[3] = 'job' returns instead the fields of job ARGV[4] as a flat list of names and values
 -- (its payload under 'payload'; see job_view), empty when there is no such job.
+-- ARGV[3] = 'history' returns instead the Redis time (ms) and the history string (see
+-- common-history.lua; empty when the queue has none yet).
 if ARGV[3] == 'job' then
   return job_view(ARGV[4], false)
+end
+if ARGV[3] == 'history' then
+  return {now_ms(), redis.call('GET', K_HISTORY) or ''}
 end
 -- the next job to run: the head of the ready set or of the plain list, whichever scores lower
 local head_age = -1
