@@ -59,6 +59,27 @@ class QueueHistoryIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	@Test
+	void theHistoryOfAPartitionedQueueSumsItsPartitions() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory,
+				new io.github.redisqueue.support.converter.JacksonJobSerializer(),
+				QueueSettings.builder().partitions("spread", 3).build());
+		QueueAdmin admin = new QueueAdmin(queues);
+		awaitEarlyInMinute();
+		queues.enqueueAll("spread", IntStream.range(0, 12).boxed().toList(), JobOptions.defaults());
+		List<ReservedJob> jobs = new java.util.ArrayList<>();
+		for (int call = 0; call < 50 && jobs.size() < 12; call++) {
+			jobs.addAll(queues.reserve("spread", 12 - jobs.size(), Duration.ofMinutes(1)));
+		}
+		assertThat(jobs).hasSize(12);
+		jobs.forEach((job) -> queues.complete("spread", job.ref()));
+
+		long written = IntStream.range(0, 3).filter((i) -> read(queues.partitions("spread")[i].key("history")).length > 0)
+			.count();
+		assertThat(written).as("partitions with a history of their own").isGreaterThan(1);
+		assertThat(admin.history("spread").completed().get(SLOTS - 1)).isEqualTo(12);
+	}
+
+	@Test
 	void slotsOfSkippedMinutesAcrossTheEndOfTheRingAreZeroed() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		QueueAdmin admin = new QueueAdmin(queues);

@@ -107,8 +107,11 @@ class DashboardOverviewBrowserTests {
 		browser.waitForText("tr[data-queue='mail'] td[data-count='failed']", "2");
 		browser.waitForText("tr[data-queue='mail'] td[data-count='dead']", "2");
 		// each queue's small chart has labelled axes: hours on x, the peak on y
-		browser.until((d) -> d.findElements(By.cssSelector("tr[data-queue='mail'] svg.chart text[data-axis='x']"))
-			.stream().allMatch((e) -> e.getText().matches("\\d\\d:00")) ? Boolean.TRUE : null);
+		browser.until((d) -> {
+			List<String> hours = d.findElements(By.cssSelector("tr[data-queue='mail'] svg.chart text[data-axis='x']"))
+				.stream().map(WebElement::getText).toList();
+			return hours.size() == 3 && hours.stream().allMatch((t) -> t.matches("\\d\\d:00")) ? Boolean.TRUE : null;
+		});
 		browser.until((d) -> Long.parseLong(d.findElement(By.cssSelector("tr[data-queue='mail'] svg.chart text[data-axis='y-max']"))
 			.getText()) >= 1005 ? Boolean.TRUE : null);
 
@@ -139,12 +142,12 @@ class DashboardOverviewBrowserTests {
 		assertThat(chart.get("start").asLong()).isEqualTo(history.start().toEpochMilli());
 
 		browser.open(base + "/#/queue/charted/ready");
-		WebElement svg = browser.until((d) -> {
-			WebElement found = d.findElement(By.cssSelector("#queue-chart svg.chart.big"));
-			return "7".equals(found.getAttribute("data-current-completed")) ? found : null;
+		// the page redraws itself: each check finds the chart again
+		browser.until((d) -> {
+			WebElement svg = d.findElement(By.cssSelector("#queue-chart svg.chart.big"));
+			return "7".equals(svg.getAttribute("data-current-completed")) && "1".equals(svg.getAttribute("data-current-failed"))
+					&& "7".equals(svg.getAttribute("data-max")) ? Boolean.TRUE : null;
 		});
-		assertThat(svg.getAttribute("data-current-failed")).isEqualTo("1");
-		assertThat(svg.getAttribute("data-max")).isEqualTo("7");
 		browser.waitForText("#queue-chart svg.chart text[data-axis='y-max']", "7");
 		browser.waitForText("#queue-chart svg.chart text[data-axis='y-min']", "0");
 		browser.until((d) -> {
@@ -191,8 +194,11 @@ class DashboardOverviewBrowserTests {
 				: null);
 		// what is no fraction nor percentage stays text
 		assertThat(this.queues.progress("exports", job.ref(), Map.of("rows", 700))).isTrue();
-		browser.waitForText("#job-progress", "{\"rows\":700}");
-		assertThat(browser.driver().findElement(By.id("job-progress")).getAttribute("data-percent")).isNull();
+		browser.until((d) -> {
+			WebElement progress = d.findElement(By.id("job-progress"));
+			return "{\"rows\":700}".equals(progress.getText()) && progress.getAttribute("data-percent") == null
+					? Boolean.TRUE : null;
+		});
 		assertThat(browser.driver().findElements(By.xpath("//dt[text()='Lease until']"))).hasSize(1);
 	}
 
@@ -209,11 +215,13 @@ class DashboardOverviewBrowserTests {
 		String done = this.queues.enqueue("billing", "A-2").id();
 		this.queues.complete("billing", this.queues.reserve("billing", 1, Duration.ofMinutes(5)).get(0).ref());
 		browser.open(base + "/#/queue/billing/job/" + done);
-		browser.until((d) -> d.findElement(By.id("job-gone")).getText()
-			.contains("Job " + done + " of queue 'billing' is no longer kept") ? Boolean.TRUE : null);
-		assertThat(browser.driver().findElement(By.id("job-gone")).getText())
-			.contains("completed jobs are removed as soon as they complete");
-		assertThat(browser.driver().findElement(By.id("view")).getText()).doesNotContain("Loading");
+		// drawn again at each refresh: found again at each check
+		browser.until((d) -> {
+			String text = d.findElement(By.id("job-gone")).getText();
+			return text.contains("Job " + done + " of queue 'billing' is no longer kept")
+					&& text.contains("completed jobs are removed as soon as they complete") ? Boolean.TRUE : null;
+		});
+		browser.until((d) -> !d.findElement(By.id("view")).getText().contains("Loading") ? Boolean.TRUE : null);
 	}
 
 	private void completeAll(String queue, int count) {

@@ -82,7 +82,7 @@
     svg.setAttribute('data-current-failed', c.failed[n - 1]);
     svg.appendChild(el('title', {}, 'Jobs completed and failed ' + unit + ', last 24 hours (peak ' + max + '); now: '
       + c.completed[n - 1] + ' completed, ' + c.failed[n - 1] + ' failed'));
-    for (var t = Math.ceil(c.start / 3600000) * 3600000; t <= c.start + span; t += 3600000) {
+    for (var t = Math.ceil(c.start / 3600000) * 3600000; t < c.start + span; t += 3600000) {
       var hour = new Date(t).getHours();
       if (hour % (big ? 3 : 8) !== 0) continue;
       var xt = left + ((t - c.start) / span) * pw;
