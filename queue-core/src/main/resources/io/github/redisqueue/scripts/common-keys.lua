@@ -6,7 +6,7 @@
 -- top-level definitions of the modules that its own file reaches (see ScriptPrelude: a
 -- definition starts at a line that begins with 'local' or 'do') and its own file; a module's
 -- comments before its first definition, such as this contract, are not sent. All modules
--- together define about 135 top-level locals, under Lua's 200 per function (a script's own
+-- together define about 145 top-level locals, under Lua's 200 per function (a script's own
 -- top-level locals count too).
 -- Defines: the KEYS locals K_READY .. K_HISTORY below, CHANNEL (ARGV[1]), ID_STEP, ID_OFFSET
 -- and PARTITIONED (from ARGV[2]), FIXED_KEYS, and the limits MAX_GATE_CAP, WAKE_CAP, MAX_SEQ,
