@@ -98,6 +98,7 @@ public class QueueAdmin implements QueueAdminOperations {
 	private final JobPages jobPages;
 
 	private final QueueLookups lookups;
+	private final QueueHistories histories;
 
 	/** Queues whose counts {@link #overview()} fetches in its first round trip. */
 	private final Set<String> overviewQueues = new ConcurrentSkipListSet<>();
@@ -115,6 +116,7 @@ public class QueueAdmin implements QueueAdminOperations {
 		this.workers = new WorkerRegistry(this.executor, this.settings.keyPrefix(), this.context::partitions);
 		this.jobPages = new JobPages(this.context);
 		this.lookups = new QueueLookups(this.context, this.batches);
+		this.histories = new QueueHistories(this.context);
 	}
 
 	/** The template this admin works on. */
@@ -219,6 +221,11 @@ public class QueueAdmin implements QueueAdminOperations {
 			this.overviewQueues.addAll(added);
 		}
 		return new QueueOverview(Collections.unmodifiableMap(counts), workers);
+	}
+
+	@Override
+	public QueueHistory history(String queue) {
+		return this.histories.read(QueueNames.validate(queue));
 	}
 
 	@Override

@@ -84,6 +84,15 @@ public interface QueueAdminOperations {
 	QueueOverview overview();
 
 	/**
+	 * A queue's jobs completed and failed per minute over the last 24 hours, as the scripts count
+	 * them in Redis: the same for every reader, one round trip (one read of a few KB per
+	 * partition).
+	 * @param queue the queue name
+	 * @return its history, oldest minute first
+	 */
+	QueueHistory history(String queue);
+
+	/**
 	 * One job with its state.
 	 * @param queue the queue name
 	 * @param id the job id

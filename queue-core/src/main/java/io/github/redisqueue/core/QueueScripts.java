@@ -38,8 +38,9 @@ public final class QueueScripts {
 	 * The modules of the queue scripts' shared prelude, in the order they are concatenated: each
 	 * uses only what it or the modules before it define (see {@code common-keys.lua}).
 	 */
-	static final List<String> COMMON = List.of("common-keys", "common-records", "common-sequence", "common-plain",
-			"common-jobs", "common-wake", "common-unique", "common-gates", "common-leases", "common-transitions");
+	static final List<String> COMMON = List.of("common-keys", "common-history", "common-records", "common-sequence",
+			"common-plain", "common-jobs", "common-wake", "common-unique", "common-gates", "common-leases",
+			"common-transitions");
 
 	private static final List<String> COMMON_TEXT = COMMON.stream().map(QueueScripts::read).toList();
 

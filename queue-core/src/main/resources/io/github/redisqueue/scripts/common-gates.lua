@@ -3,8 +3,8 @@
 -- Defines: GATE (the fields of a gate record that admit and gate_end read), gate_id, gate_range,
 -- wait_push, wait_pop and wait_count (the jobs waiting at a gate), finish_batch, admit, gate_end,
 -- cancel_job, batch_cancelling, and to_dead (dead-letters a job: its uniqueness key released and
--- its end counted at its gate).
--- Relies on: K_READY, K_DELAYED, K_DEAD, K_EXPIRY, K_STATS, K_JOBS, K_BATCHES, K_BATCHES_DONE,
+-- its end counted at its gate and in the history).
+-- Relies on: HISTORY_FAILED and history_add (common-history); K_READY, K_DELAYED, K_DEAD, K_EXPIRY, K_STATS, K_JOBS, K_BATCHES, K_BATCHES_DONE,
 -- K_GATES, K_GATE_WAIT, K_BATCHES_UNTIL and CHANNEL (common-keys); int, rget, rset, rdel, rexists,
 -- jget, jset and jdel (common-records); next_seq and ready_score (common-sequence); dmember,
 -- dmember_id and dead_score (common-jobs); delayed_head and wake (common-wake); release_unique
@@ -115,6 +115,7 @@ local function admit(gk, kind, name, g, now)
           jset(id, 'state', 'dead', 'error', reason, 'finishedAt', now, 'group', '')
           redis.call('ZADD', K_DEAD, dead_score(jget(id, {'readyAt'})[1], now), id)
           redis.call('HINCRBY', K_STATS, 'dead', 1)
+          history_add(HISTORY_FAILED, 1, now)
         end
         budget = budget - 1
         state = nil
@@ -221,5 +222,6 @@ local function to_dead(id, reason, now)
   local u = jget(id, {'uniqueKey', 'uniqueTtl', 'batch', 'group'})
   release_unique(id, u[1], u[2], false, now)
   redis.call('HINCRBY', K_STATS, 'dead', 1)
+  history_add(HISTORY_FAILED, 1, now)
   gate_end(id, u[3], u[4], 'dead', now, false)
 end

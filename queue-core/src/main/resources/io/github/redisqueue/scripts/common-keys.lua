@@ -1,14 +1,14 @@
 -- common-keys.lua: the first module of the shared prelude of the queue scripts. The prelude is
--- the files common-*.lua, concatenated in the order QueueScripts lists them: keys, records,
+-- the files common-*.lua, concatenated in the order QueueScripts lists them: keys, history, records,
 -- sequence, plain, jobs, wake, unique, gates, leases, transitions. Each module uses only what it
 -- defines itself (above the use) or what modules before it define, since a Lua function sees a
 -- local only when the local is defined before the function. Each script is sent clock.lua, the
 -- top-level definitions of the modules that its own file reaches (see ScriptPrelude: a
 -- definition starts at a line that begins with 'local' or 'do') and its own file; a module's
 -- comments before its first definition, such as this contract, are not sent. All modules
--- together define about 135 top-level locals, under Lua's 200 per function (a script's own
+-- together define about 145 top-level locals, under Lua's 200 per function (a script's own
 -- top-level locals count too).
--- Defines: the KEYS locals K_READY .. K_BATCHES_UNTIL below, CHANNEL (ARGV[1]), ID_STEP, ID_OFFSET
+-- Defines: the KEYS locals K_READY .. K_HISTORY below, CHANNEL (ARGV[1]), ID_STEP, ID_OFFSET
 -- and PARTITIONED (from ARGV[2]), FIXED_KEYS, and the limits MAX_GATE_CAP, WAKE_CAP, MAX_SEQ,
 -- MAX_UNIQUE_TTL, SLICE, SLICE_BYTES, PAYLOAD_BUDGET and AHEAD_FACTOR.
 -- Relies on: KEYS and ARGV only.
@@ -45,7 +45,8 @@
 --               id, so that a lexical range holds one gate's waiting jobs in FIFO order
 --  21 batches:jobs  sorted set, all scores 0: per sub-job its batch's gate id and padded id
 --  22 batches:until  sorted set, batch id -> when the record of a finished batch lapses (ms)
--- Scripts that take more keys (enqueue: idempotency keys) find them from KEYS[23] on.
+--  23 history   string, completed and failed per minute of the last 24 hours (common-history)
+-- Scripts that take more keys (enqueue: idempotency keys) find them from KEYS[24] on.
 -- ARGV[1] is the pub/sub channel on which the ids of finished batches are published, ARGV[2] is
 -- empty for a queue of one partition and 'count:index' for a partition of a partitioned queue;
 -- the script's own arguments start at ARGV[3].
@@ -58,6 +59,7 @@ local K_DONE, K_EXPIRY, K_WAKE, K_SEQ, K_PAUSED, K_STATS = KEYS[5], KEYS[6], KEY
 local K_WOKEN, K_LIVE, K_JOBS, K_PLAIN = KEYS[11], KEYS[12], KEYS[13], KEYS[14]
 local K_UNIQUE, K_UNIQUE_UNTIL, K_BATCHES, K_BATCHES_DONE = KEYS[15], KEYS[16], KEYS[17], KEYS[18]
 local K_GATES, K_GATE_WAIT, K_BATCH_JOBS, K_BATCHES_UNTIL = KEYS[19], KEYS[20], KEYS[21], KEYS[22]
+local K_HISTORY = KEYS[23]
 local CHANNEL = ARGV[1]
 -- a partition's ids and ready order: sequence x ID_STEP + ID_OFFSET, so that a job id names its
 -- partition (id modulo the partition count) and ids never repeat across partitions
@@ -70,7 +72,7 @@ do
 end
 -- consumers of a partitioned queue wait on pub/sub instead of blocking on K_WAKE
 local PARTITIONED = ID_STEP > 1
-local FIXED_KEYS = 22
+local FIXED_KEYS = 23
 -- most jobs one batch or group may have admitted (within its cap) at once
 local MAX_GATE_CAP = 1000
 local WAKE_CAP = 8

@@ -3,7 +3,7 @@
 -- Defines: is_expired, expire and promote (due delayed jobs to ready), BUCKET_MS, SLOTS,
 -- count_completed and completed_recently (completions per 10-second bucket), not_held (the
 -- fencing check of an acknowledgement), complete_job, delay_job and next_due.
--- Relies on: K_READY, K_DELAYED, K_INFLIGHT, K_DEAD, K_DONE, K_EXPIRY, K_STATS and K_JOBS
+-- Relies on: HISTORY_COMPLETED and history_add (common-history); K_READY, K_DELAYED, K_INFLIGHT, K_DEAD, K_DONE, K_EXPIRY, K_STATS and K_JOBS
 -- (common-keys); J, record, num, jsave, jget, jset and jdel (common-records); next_seq and
 -- ready_score (common-sequence); dmember, dmember_id, corrupt and gone (common-jobs);
 -- delayed_head and wake (common-wake); release_unique (common-unique); gate_end and to_dead
@@ -72,6 +72,7 @@ local BUCKET_MS, SLOTS = 10000, 7
 
 local function count_completed(n, now)
   redis.call('HINCRBY', K_STATS, 'completed', n)
+  history_add(HISTORY_COMPLETED, n, now)
   local bucket = math.floor(now / BUCKET_MS)
   local slot = bucket % SLOTS
   if tonumber(redis.call('HGET', K_STATS, '~b' .. slot)) == bucket then

@@ -29,6 +29,7 @@ if mode ~= 'retry' or attempts >= tonumber(f[4]) then
   return dead_letter(err)
 end
 redis.call('HINCRBY', K_STATS, 'failed', 1)
+history_add(HISTORY_FAILED, 1, now)
 if batch_cancelling(f[6]) then
   -- its batch is being cancelled: no retry
   cancel_job(id, f[6], now)

@@ -6,10 +6,12 @@
 -- ARGV[3] = 'job' returns instead the fields of job ARGV[4] as a flat list of names and values
 -- (its payload under 'payload'; see job_view), empty when there is no such job.
 -- ARGV[3] = 'find' returns the id of the job holding uniqueness key ARGV[5] (ARGV[4] = 'unique')
--- or idempotency key KEYS[23] (ARGV[4] = 'idem'), '' when none does.
+-- or idempotency key KEYS[FIXED_KEYS + 1] (ARGV[4] = 'idem'), '' when none does.
 -- ARGV[3] = 'rate' returns the server time (ms), the rate limit's window of hand-out times as kept
 -- in the stats field '~rate' ('' when none, see reserve.lua), and the counters 'rateLimited' and
 -- 'rateHeld' (0 when unset).
+-- ARGV[3] = 'history' returns instead the Redis time (ms) and the history string (see
+-- common-history.lua; empty when the queue has none yet).
 if ARGV[3] == 'job' then
   return job_view(ARGV[4], false)
 end
@@ -17,16 +19,19 @@ if ARGV[3] == 'find' then
   local id
   if ARGV[4] == 'unique' then
     id = unique_holder(ARGV[5] or '', now_ms())
-  elseif ARGV[4] == 'idem' and KEYS[23] then
-    id = redis.call('GET', KEYS[23])
+  elseif ARGV[4] == 'idem' and KEYS[FIXED_KEYS + 1] then
+    id = redis.call('GET', KEYS[FIXED_KEYS + 1])
   else
-    error('find takes unique <key> or idem with the key in KEYS[23]')
+    error('find takes unique <key> or idem with the key after the queue keys')
   end
   return {id or ''}
 end
 if ARGV[3] == 'rate' then
   local v = redis.call('HMGET', K_STATS, '~rate', 'rateLimited', 'rateHeld')
   return {now_ms(), v[1] or '', tonumber(v[2]) or 0, tonumber(v[3]) or 0}
+end
+if ARGV[3] == 'history' then
+  return {now_ms(), redis.call('GET', K_HISTORY) or ''}
 end
 -- the next job to run: the head of the ready set or of the plain list, whichever scores lower
 local head_age = -1

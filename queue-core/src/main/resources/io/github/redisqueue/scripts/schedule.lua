@@ -1,5 +1,5 @@
 -- Fires the ticks of a recurring job (a schedule) on the queue, at most once each whatever the number
--- of callers. KEYS[23] is the hash of the queue's schedules (in the queue's hash tag): schedule name
+-- of callers. KEYS[24] is the hash of the queue's schedules (in the queue's hash tag): schedule name
 -- -> the time (ms, server clock) of the last tick it handled. ARGV[3] = mode: 'peek' answers the
 -- server time and the last tick of schedule ARGV[4], and writes nothing. 'fire': ARGV[4] schedule
 -- name, [5] tick T (ms), [6] the tick before T (ms, 0 = none), [7] missed policy ('fire-once' or

@@ -314,9 +314,9 @@ class ScriptRepliesTests {
 			.idempotencyKey("order-1")
 			.build();
 
-		// the idempotency key goes as a key of the call, after the queue's 22: its position is passed
+		// the idempotency key goes as a key of the call, after the queue's 23: its position is passed
 		assertThat(texts(ScriptArgs.jobOptionArgs(options, 3, 1))).containsExactly("-2", "3000", "0", "ü", "60000",
-				"3600000", "3", "23", "86400000", "", "1");
+				"3600000", "3", "24", "86400000", "", "1");
 		assertThat(texts(ScriptArgs.jobOptionArgs(JobOptions.builder()
 			.runAt(Instant.ofEpochMilli(5_000))
 			.maxAttempts(8)

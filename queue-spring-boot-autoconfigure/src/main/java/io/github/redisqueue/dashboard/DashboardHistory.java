@@ -1,55 +1,45 @@
 package io.github.redisqueue.dashboard;
 
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Deque;
-import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
-import io.github.redisqueue.core.QueueCounts;
+import io.github.redisqueue.core.QueueHistory;
 
 /**
- * Throughput samples of each queue for the overview's charts: at most one sample per interval,
- * taken when a page reads the overview (nothing runs while nobody looks), the last
- * {@value #SAMPLES} kept. Each sample is the completions per second of about the last minute, as
- * Redis counts them for all consumers, so every instance serving the dashboard draws the same
- * curve. Thread safe.
+ * The per-minute histories of the queues (kept in Redis by the scripts, so every instance serving
+ * the dashboard draws the same), read for the overview's small charts at most once per
+ * {@code maxAgeMillis} per queue: the overview refreshes every few seconds, a chart of 24 hours
+ * moves by the minute. A queue's own page reads its history afresh. Thread safe.
  */
 final class DashboardHistory {
 
-	static final int SAMPLES = 120;
+	private final long maxAgeMillis;
 
-	private final long intervalMillis;
+	private final Map<String, Read> reads = new ConcurrentHashMap<>();
 
-	private final Map<String, Deque<double[]>> samples = new ConcurrentHashMap<>();
-
-	private long lastSample;
-
-	DashboardHistory(long intervalMillis) {
-		this.intervalMillis = Math.max(1000, intervalMillis);
+	DashboardHistory(long maxAgeMillis) {
+		this.maxAgeMillis = Math.max(1000, maxAgeMillis);
 	}
 
-	/** Records the counts read at {@code now} (ms) if the last sample is an interval old. */
-	synchronized void record(Map<String, QueueCounts> counts, long now) {
-		if (now - this.lastSample < this.intervalMillis) {
-			return;
+	/** The history of a queue, read with {@code reader} unless the last read is recent. */
+	QueueHistory of(String queue, long now, Function<String, QueueHistory> reader) {
+		Read last = this.reads.get(queue);
+		if (last != null && now - last.at() < this.maxAgeMillis && now >= last.at()) {
+			return last.history();
 		}
-		this.lastSample = now;
-		this.samples.keySet().retainAll(counts.keySet());
-		counts.forEach((queue, c) -> {
-			Deque<double[]> queueSamples = this.samples.computeIfAbsent(queue, (name) -> new ArrayDeque<>());
-			queueSamples.addLast(new double[] { now, c.throughput() });
-			while (queueSamples.size() > SAMPLES) {
-				queueSamples.removeFirst();
-			}
-		});
+		QueueHistory history = reader.apply(queue);
+		this.reads.put(queue, new Read(now, history));
+		return history;
 	}
 
-	/** The samples of a queue, oldest first, each {time in ms, jobs per second}. */
-	synchronized List<double[]> of(String queue) {
-		Deque<double[]> queueSamples = this.samples.get(queue);
-		return (queueSamples != null) ? new ArrayList<>(queueSamples) : List.of();
+	/** Forgets the queues that are not listed any more. */
+	void retain(Set<String> queues) {
+		this.reads.keySet().retainAll(queues);
+	}
+
+	private record Read(long at, QueueHistory history) {
 	}
 
 }

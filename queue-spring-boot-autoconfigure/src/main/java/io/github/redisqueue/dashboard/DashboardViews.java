@@ -5,10 +5,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import io.github.redisqueue.core.BatchStatus;
 import io.github.redisqueue.core.JobInfo;
 import io.github.redisqueue.core.QueueCounts;
+import io.github.redisqueue.core.QueueHistory;
 import io.github.redisqueue.core.WorkerInfo;
 import org.jspecify.annotations.Nullable;
 
@@ -39,15 +41,50 @@ final class DashboardViews {
 	record Overview(Settings settings, List<QueueRow> queues, List<WorkerRow> workers, long serverTime) {
 	}
 
-	/** One queue's counts, with the throughput samples for its chart. */
+	/**
+	 * One queue's counts: the work still to run (ready, delayed, waiting at a batch's cap or a
+	 * group's cap, in flight), the dead letters, the completed jobs still retained and the running
+	 * totals (completed; failed: failed attempts and dead-lettered jobs) since the queue was
+	 * created, with its chart of the last 24 hours.
+	 */
 	record QueueRow(String name, long ready, long delayed, long inFlight, long dead, long completed, boolean paused,
-			@Nullable Long headAgeMillis, double throughput, long waiting, long openBatches, List<double[]> history) {
+			@Nullable Long headAgeMillis, double throughput, long waiting, long batchWaiting, long groupWaiting,
+			long completedTotal, long failedTotal, long openBatches, @Nullable Chart chart) {
 
-		static QueueRow of(QueueCounts counts, List<double[]> history) {
+		static QueueRow of(QueueCounts counts, @Nullable Chart chart) {
 			Duration age = counts.headAge();
+			long batchWaiting = counts.total("batchWaiting");
+			long groupWaiting = Math.max(0, counts.total("groupWaiting"));
 			return new QueueRow(counts.queue(), counts.ready(), counts.delayed(), counts.inFlight(), counts.dead(),
 					counts.completed(), counts.paused(), (age != null) ? age.toMillis() : null, counts.throughput(),
-					counts.total("batchWaiting") + counts.total("groupWaiting"), counts.openBatches(), history);
+					batchWaiting + groupWaiting, batchWaiting, groupWaiting, counts.total("completed"),
+					counts.total("failed") + counts.total("dead"), counts.openBatches(), chart);
+		}
+
+	}
+
+	/**
+	 * Jobs completed and failed per step over the last 24 hours, oldest first (the last step holds
+	 * the current minute), from the queue's history in Redis.
+	 */
+	record Chart(long start, long stepMillis, long serverTime, long[] completed, long[] failed) {
+
+		/** Steps a chart may have, in minutes: divisors of a day. */
+		static final Set<Integer> STEPS = Set.of(1, 2, 5, 10, 15, 30, 60);
+
+		static Chart of(QueueHistory history, int stepMinutes) {
+			if (!STEPS.contains(stepMinutes)) {
+				throw new IllegalArgumentException("Unknown step " + stepMinutes + ": use one of 1, 2, 5, 10, 15, 30, 60");
+			}
+			int points = QueueHistory.MINUTES / stepMinutes;
+			long[] completed = new long[points];
+			long[] failed = new long[points];
+			for (int i = 0; i < QueueHistory.MINUTES; i++) {
+				completed[i / stepMinutes] += history.completed().get(i);
+				failed[i / stepMinutes] += history.failed().get(i);
+			}
+			return new Chart(history.start().toEpochMilli(), QueueHistory.STEP.toMillis() * stepMinutes,
+					history.serverTime().toEpochMilli(), completed, failed);
 		}
 
 	}
@@ -119,6 +156,24 @@ final class DashboardViews {
 
 	/** Why a request was refused. */
 	record Problem(int status, String error) {
+	}
+
+	/** A duration as an operator reads it: 7d, 1h 30min, 45s. */
+	static String duration(Duration duration) {
+		long seconds = duration.toSeconds();
+		if (duration.toMillis() % 1000 != 0) {
+			return duration.toMillis() + "ms";
+		}
+		if (seconds % 86_400 == 0) {
+			return (seconds / 86_400) + "d";
+		}
+		if (seconds % 3600 == 0) {
+			return (seconds / 3600) + "h";
+		}
+		if (seconds % 60 == 0) {
+			return (seconds >= 3600) ? (seconds / 3600) + "h " + (seconds % 3600 / 60) + "min" : (seconds / 60) + "min";
+		}
+		return seconds + "s";
 	}
 
 	static @Nullable Long millis(@Nullable Instant instant) {

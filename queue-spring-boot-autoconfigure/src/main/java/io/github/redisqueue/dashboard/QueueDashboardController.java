@@ -3,6 +3,7 @@ package io.github.redisqueue.dashboard;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -12,13 +13,16 @@ import java.util.function.BiPredicate;
 import io.github.redisqueue.core.JobIds;
 import io.github.redisqueue.core.JobOrder;
 import io.github.redisqueue.core.JobState;
+import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueBatchException;
 import io.github.redisqueue.core.QueueCounts;
 import io.github.redisqueue.core.QueueNames;
 import io.github.redisqueue.core.QueueOverview;
+import io.github.redisqueue.core.QueueSettings;
 import io.github.redisqueue.dashboard.DashboardViews.ActionResult;
 import io.github.redisqueue.dashboard.DashboardViews.BatchRow;
+import io.github.redisqueue.dashboard.DashboardViews.Chart;
 import io.github.redisqueue.dashboard.DashboardViews.JobDetail;
 import io.github.redisqueue.dashboard.DashboardViews.JobRow;
 import io.github.redisqueue.dashboard.DashboardViews.Overview;
@@ -66,6 +70,12 @@ public class QueueDashboardController {
 
 	private static final int BATCH_ROWS = 20;
 
+	/** Minutes per step of the overview's small charts. */
+	private static final int OVERVIEW_CHART_STEP = 10;
+
+	/** How old the history behind an overview's chart may be. */
+	private static final long OVERVIEW_CHART_AGE_MILLIS = 15_000;
+
 	private final QueueAdminOperations admin;
 
 	private final QueueDashboardSettings settings;
@@ -90,7 +100,7 @@ public class QueueDashboardController {
 		this.settings = settings;
 		this.access = settings.springSecurity() ? new SpringSecurityDashboardAccess(settings.role())
 				: new DashboardAccess.Open();
-		this.history = new DashboardHistory(settings.refreshInterval().toMillis());
+		this.history = new DashboardHistory(Math.max(OVERVIEW_CHART_AGE_MILLIS, settings.refreshInterval().toMillis()));
 	}
 
 	/** The interceptor that applies the dashboard's access rules; map it to the dashboard's paths. */
@@ -128,9 +138,10 @@ public class QueueDashboardController {
 	Overview overview(HttpServletRequest request) {
 		QueueOverview overview = this.admin.overview();
 		long now = System.currentTimeMillis();
-		this.history.record(overview.queues(), now);
+		this.history.retain(overview.queues().keySet());
 		List<QueueRow> queues = new ArrayList<>();
-		overview.queues().forEach((name, counts) -> queues.add(QueueRow.of(counts, this.history.of(name))));
+		overview.queues().forEach((name, counts) -> queues.add(QueueRow.of(counts,
+				Chart.of(this.history.of(name, now, this.admin::history), OVERVIEW_CHART_STEP))));
 		return new Overview(settings(request), queues, overview.workers().stream().map(WorkerRow::of).toList(), now);
 	}
 
@@ -151,8 +162,18 @@ public class QueueDashboardController {
 		List<JobRow> jobs = this.admin.jobs(queue, jobState, jobOrder, offset, count).stream().map(JobRow::of).toList();
 		List<BatchRow> batches = (counts.openBatches() > 0)
 				? this.admin.batches(queue, 0, BATCH_ROWS).stream().map(BatchRow::of).toList() : List.of();
-		return new QueuePage(settings(request), QueueRow.of(counts, this.history.of(queue)), jobState.name(),
+		return new QueuePage(settings(request), QueueRow.of(counts, Chart.of(this.admin.history(queue), 1)), jobState.name(),
 				jobOrder.name(), offset, count, total, jobs, batches);
+	}
+
+	/**
+	 * A queue's jobs completed and failed per step of {@code step} minutes over the last 24
+	 * hours, as Redis holds them.
+	 */
+	@GetMapping("/api/queues/{queue}/history")
+	Chart history(@PathVariable String queue, @RequestParam(defaultValue = "1") int step) {
+		QueueNames.validate(queue);
+		return Chart.of(this.admin.history(queue), step);
 	}
 
 	@GetMapping("/api/queues/{queue}/jobs/{id}")
@@ -162,7 +183,23 @@ public class QueueDashboardController {
 		return this.admin.job(queue, id)
 			.<ResponseEntity<?>>map((job) -> ResponseEntity.ok(JobDetail.of(settings(request), job)))
 			.orElseGet(() -> ResponseEntity.status(HttpStatus.NOT_FOUND)
-				.body(new Problem(404, "Queue '" + queue + "' has no job " + id + " (any more)")));
+				.body(new Problem(404, gone(queue, id))));
+	}
+
+	/** Why a job is not found: finished jobs are kept for a while only (or were deleted). */
+	private String gone(String queue, String id) {
+		String message = "Job " + id + " of queue '" + queue + "' is no longer kept (or never existed): ";
+		if (this.admin instanceof QueueAdmin queueAdmin) {
+			QueueSettings settings = queueAdmin.getTemplate().getSettings();
+			Duration completed = settings.completedRetention();
+			Duration dead = settings.deadRetention();
+			return message + (completed.isZero() ? "completed jobs are removed as soon as they complete"
+					: "completed jobs are removed " + DashboardViews.duration(completed) + " after they complete")
+					+ " (queue.retention.completed), dead jobs "
+					+ (dead.isZero() ? "when purged" : DashboardViews.duration(dead) + " after they died or when purged")
+					+ " (queue.retention.dead); a job may also have been deleted.";
+		}
+		return message + "it completed and was removed, or it was purged or deleted.";
 	}
 
 	@PostMapping("/api/queues/{queue}/pause")

@@ -107,8 +107,8 @@ class DashboardBrowserTests {
 		this.queues.enqueue("reports", Map.of("report", "monthly"), JobOptions.builder().delay(Duration.ofHours(1)).build());
 		browser.waitForText("tr[data-queue='invoices'] td[data-count='ready']", "40");
 		browser.find("tr[data-queue='invoices'] .badge.paused");
-		// the throughput chart draws once two samples (a second apart at least) were taken
-		browser.find("tr[data-queue='orders'] svg.spark polyline");
+		// each queue's chart of the last 24 hours
+		browser.find("tr[data-queue='orders'] svg.chart polyline[data-series='completed']");
 		browser.screenshot("dashboard-overview");
 	}
 

@@ -23,7 +23,7 @@ public final class QueueKeys {
 	public static final String LAYOUT_VERSION = "5";
 
 	/** How many keys {@link #scriptKeys()} holds; a script's further keys follow them. */
-	public static final int SCRIPT_KEYS = 22;
+	public static final int SCRIPT_KEYS = 23;
 
 	/** Separates a queue's name from a partition's index in the name of a partition. */
 	public static final char PARTITION_MARK = '~';
@@ -69,7 +69,7 @@ public final class QueueKeys {
 				bytes("expiry"), bytes("wake"), bytes("seq"), bytes("paused"), bytes("stats"), bytes("woken"), bytes("live"),
 				bytes("jobs"), bytes("ready:plain"), bytes("unique"), bytes("unique:until"), bytes("batches"),
 				bytes("batches:done"), bytes("gates"), bytes("gates:wait"), bytes("batches:jobs"),
-				bytes("batches:until"));
+				bytes("batches:until"), bytes("history"));
 		this.channel = bytes("batches");
 	}
 

@@ -55,35 +55,60 @@
     return (perSecond >= 10 ? Math.round(perSecond) : perSecond.toFixed(perSecond >= 1 ? 1 : 2)) + '/s';
   }
 
-  function spark(samples) {
+  // a chart of a queue's jobs completed and failed per step over the last 24 hours (c as the API
+  // gives it: start, stepMillis, completed[], failed[]), with labelled axes: hours on x, the
+  // count per step on y (0 and the peak); big on a queue's page, small on the overview
+  function spark(c, big) {
     var ns = 'http://www.w3.org/2000/svg';
-    var w = 120, hgt = 26;
-    var svg = document.createElementNS(ns, 'svg');
-    svg.setAttribute('class', 'spark');
-    svg.setAttribute('width', w);
-    svg.setAttribute('height', hgt);
-    svg.setAttribute('viewBox', '0 0 ' + w + ' ' + hgt);
-    var base = document.createElementNS(ns, 'line');
-    base.setAttribute('class', 'base');
-    base.setAttribute('x1', 0); base.setAttribute('x2', w);
-    base.setAttribute('y1', hgt - 1); base.setAttribute('y2', hgt - 1);
-    svg.appendChild(base);
-    if (samples && samples.length > 1) {
-      var t0 = samples[0][0], t1 = samples[samples.length - 1][0];
-      var max = Math.max.apply(null, samples.map(function (s) { return s[1]; }).concat([1]));
-      var points = samples.map(function (s) {
-        var x = t1 > t0 ? ((s[0] - t0) / (t1 - t0)) * (w - 2) + 1 : 1;
-        var y = hgt - 2 - (s[1] / max) * (hgt - 4);
-        return x.toFixed(1) + ',' + y.toFixed(1);
-      });
-      var line = document.createElementNS(ns, 'polyline');
-      line.setAttribute('points', points.join(' '));
-      svg.appendChild(line);
-      var title = document.createElementNS(ns, 'title');
-      title.textContent = 'Completions per second, last ' + ago(t1 - t0) + ' (peak ' + rate(max) + ')';
-      svg.appendChild(title);
+    var w = big ? 1000 : 200, hgt = big ? 190 : 56;
+    var left = big ? 46 : 30, right = big ? 14 : 8, top = big ? 14 : 8, bottom = big ? 22 : 15;
+    var font = big ? 11 : 9;
+    function el(tag, attrs, text) {
+      var e = document.createElementNS(ns, tag);
+      Object.keys(attrs).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+      if (text !== undefined) e.textContent = String(text);
+      return e;
     }
+    var svg = el('svg', { 'class': 'chart' + (big ? ' big' : ''), width: w, height: hgt, viewBox: '0 0 ' + w + ' ' + hgt, role: 'img' });
+    if (!c || !c.completed || c.completed.length === 0) return svg;
+    var n = c.completed.length, pw = w - left - right, ph = hgt - top - bottom, span = n * c.stepMillis;
+    var max = Math.max.apply(null, c.completed.concat(c.failed).concat([1]));
+    var unit = c.stepMillis === 60000 ? 'per minute' : 'per ' + Math.round(c.stepMillis / 60000) + ' min';
+    var x = function (i) { return left + (n > 1 ? i / (n - 1) : 0) * pw; };
+    var y = function (v) { return top + ph - (v / max) * ph; };
+    svg.setAttribute('data-max', max);
+    svg.setAttribute('data-step', c.stepMillis);
+    svg.setAttribute('data-current-completed', c.completed[n - 1]);
+    svg.setAttribute('data-current-failed', c.failed[n - 1]);
+    svg.appendChild(el('title', {}, 'Jobs completed and failed ' + unit + ', last 24 hours (peak ' + max + '); now: '
+      + c.completed[n - 1] + ' completed, ' + c.failed[n - 1] + ' failed'));
+    for (var t = Math.ceil(c.start / 3600000) * 3600000; t < c.start + span; t += 3600000) {
+      var hour = new Date(t).getHours();
+      if (hour % (big ? 3 : 8) !== 0) continue;
+      var xt = left + ((t - c.start) / span) * pw;
+      svg.appendChild(el('line', { 'class': 'grid', x1: xt, x2: xt, y1: top, y2: top + ph + 3 }));
+      svg.appendChild(el('text', { 'class': 'label', 'data-axis': 'x', x: xt, y: hgt - 2, 'text-anchor': 'middle', 'font-size': font },
+        (hour < 10 ? '0' : '') + hour + ':00'));
+    }
+    svg.appendChild(el('line', { 'class': 'axis', x1: left, x2: left, y1: top, y2: top + ph }));
+    svg.appendChild(el('line', { 'class': 'axis', x1: left, x2: left + pw, y1: top + ph, y2: top + ph }));
+    svg.appendChild(el('text', { 'class': 'label', 'data-axis': 'y-max', x: left - 4, y: top + font * 0.4, 'text-anchor': 'end', 'font-size': font }, max));
+    svg.appendChild(el('text', { 'class': 'label', 'data-axis': 'y-min', x: left - 4, y: top + ph, 'text-anchor': 'end', 'font-size': font }, 0));
+    if (big) svg.appendChild(el('text', { 'class': 'label', x: left + 6, y: top + font * 0.4, 'font-size': font }, 'jobs ' + unit));
+    [['failed', c.failed], ['completed', c.completed]].forEach(function (series) {
+      var points = series[1].map(function (v, i) { return x(i).toFixed(1) + ',' + y(v).toFixed(1); });
+      svg.appendChild(el('polyline', { 'class': series[0], 'data-series': series[0], points: points.join(' ') }));
+    });
     return svg;
+  }
+
+  // the legend under a queue's chart: the series and the current minute's counts
+  function chartLegend(c) {
+    if (!c || !c.completed || c.completed.length === 0) return null;
+    var n = c.completed.length;
+    return h('div', { 'class': 'legend' },
+      h('span', { 'class': 'key completed', text: 'completed' }), h('span', { 'class': 'key failed', text: 'failed' }),
+      h('span', { 'class': 'muted', id: 'chart-now', text: 'this minute: ' + c.completed[n - 1] + ' completed, ' + c.failed[n - 1] + ' failed' }));
   }
 
   function flash(message, error) {
@@ -118,7 +143,9 @@
       try { data = body ? JSON.parse(body) : null; } catch (e) { data = null; }
       if (!response.ok) {
         live.className = 'live stale';
-        throw new Error((data && data.error) || ('HTTP ' + response.status));
+        var failure = new Error((data && data.error) || ('HTTP ' + response.status));
+        failure.status = response.status;
+        throw failure;
       }
       live.className = 'live';
       if (data && data.settings) applySettings(data.settings);
@@ -203,6 +230,7 @@
       if (window.QueuePages) window.QueuePages.drawn(r, data, view);
     }).catch(function (e) {
       if (ticket !== drawing) return;
+      if (r.view === 'job' && e.status === 404) { jobGone(r, e.message); return; }
       flash(e.message, true);
     });
   }
@@ -222,12 +250,15 @@
         h('td', null, h('span', { 'class': 'badge ' + (q.paused ? 'paused' : 'running'), text: q.paused ? 'paused' : 'running' })),
         h('td', { 'class': 'num', 'data-count': 'ready' }, h('a', { href: queueLink(q.name, 'ready'), text: q.ready })),
         h('td', { 'class': 'num', 'data-count': 'delayed' }, h('a', { href: queueLink(q.name, 'delayed'), text: q.delayed })),
+        h('td', { 'class': 'num' + (q.batchWaiting > 0 ? ' held' : ''), 'data-count': 'batchWaiting', text: q.batchWaiting }),
+        h('td', { 'class': 'num' + (q.groupWaiting > 0 ? ' held' : ''), 'data-count': 'groupWaiting', text: q.groupWaiting }),
         h('td', { 'class': 'num', 'data-count': 'inFlight' }, h('a', { href: queueLink(q.name, 'active'), text: q.inFlight })),
         h('td', { 'class': 'num', 'data-count': 'dead' }, h('a', { href: queueLink(q.name, 'dead', 'newest'), text: q.dead })),
-        h('td', { 'class': 'num', 'data-count': 'completed', text: q.completed }),
+        h('td', { 'class': 'num', 'data-count': 'completed', title: q.completed + ' completed job(s) still retained', text: q.completedTotal }),
+        h('td', { 'class': 'num', 'data-count': 'failed', text: q.failedTotal }),
         h('td', { 'class': 'num', 'data-count': 'headAge', text: q.headAgeMillis === null ? '' : ago(q.headAgeMillis) }),
         h('td', { 'class': 'num', 'data-count': 'throughput', text: rate(q.throughput) }),
-        h('td', null, spark(q.history)));
+        h('td', null, spark(q.chart, false)));
     });
     var workers = data.workers.map(function (w) {
       return h('tr', { 'data-worker': w.id },
@@ -240,10 +271,12 @@
       h('div', { 'class': 'panel' }, data.queues.length === 0 ? h('p', { 'class': 'empty', text: 'No queue has seen a job yet.' })
         : h('table', { id: 'queues' },
           h('thead', null, h('tr', null, ['Queue', 'State'].map(function (t) { return h('th', { text: t }); }),
-            ['Ready', 'Delayed', 'In flight', 'Dead', 'Completed', 'Head age', 'Throughput'].map(function (t) {
-              return h('th', { 'class': 'num', text: t });
-            }), h('th', { text: 'Last minutes' }))),
-          h('tbody', null, rows))),
+            OVERVIEW_COLUMNS.map(function (t) { return h('th', { 'class': 'num', title: t[1], text: t[0] }); }),
+            h('th', { title: 'Jobs completed (blue) and failed (red) per 10 minutes, last 24 hours', text: 'Last 24 hours' }))),
+          h('tbody', null, rows)),
+          h('p', { 'class': 'note muted', text: 'Pending work is ready + delayed + at a batch cap + at a group cap + in flight. '
+            + 'Completed and Failed are running totals since the queue was created (Failed: failed attempts, retried or '
+            + 'dead-lettered, and jobs dead-lettered without one).' })),
       h('h2', { text: 'Live workers (' + data.workers.length + ')' }),
       h('div', { 'class': 'panel' }, data.workers.length === 0 ? h('p', { 'class': 'empty', text: 'No live worker.' })
         : h('table', { id: 'workers' },
@@ -254,9 +287,18 @@
     ];
   }
 
-  function card(label, value, extra) {
+  var OVERVIEW_COLUMNS = [['Ready', 'Ready to run now'], ['Delayed', 'Waiting for their due time (scheduled or backing off)'],
+    ['At batch cap', 'Sub-jobs held because their batch runs at most N at once'],
+    ['At group cap', 'Jobs held because their group runs at most N at once'],
+    ['In flight', 'Reserved by a worker, under a lease'], ['Dead', 'Dead letters'],
+    ['Completed', 'Jobs completed since the queue was created'],
+    ['Failed', 'Failed attempts (retried or dead-lettered) and jobs dead-lettered without one, since the queue was created'],
+    ['Head age', 'How long the next job to run has been ready'], ['Throughput', 'Completions per second, last minute']];
+
+  function card(label, value, extra, sub) {
     return h('div', { 'class': 'card' + (extra ? ' ' + extra : ''), 'data-card': label },
-      h('div', { 'class': 'label', text: label }), h('div', { 'class': 'value', text: value }));
+      h('div', { 'class': 'label', text: label }), h('div', { 'class': 'value', text: value }),
+      sub ? h('div', { 'class': 'sub muted', text: sub }) : null);
   }
 
   function queueView(r, data) {
@@ -287,10 +329,14 @@
     return [
       h('h1', null, h('span', { text: q.name }),
         h('span', { 'class': 'badge ' + (q.paused ? 'paused' : 'running'), id: 'queue-state', text: q.paused ? 'paused' : 'running' })),
-      h('div', { 'class': 'cards' }, card('Ready', q.ready), card('Delayed', q.delayed), card('In flight', q.inFlight),
-        card('Dead', q.dead, q.dead > 0 ? 'bad' : null), card('Completed', q.completed),
-        card('Head age', q.headAgeMillis === null ? '\u2013' : ago(q.headAgeMillis)), card('Throughput', rate(q.throughput)),
-        q.waiting > 0 ? card('Waiting at a cap', q.waiting) : null),
+      h('div', { 'class': 'cards' }, card('Ready', q.ready), card('Delayed', q.delayed),
+        card('At batch cap', q.batchWaiting, q.batchWaiting > 0 ? 'held' : null),
+        card('At group cap', q.groupWaiting, q.groupWaiting > 0 ? 'held' : null), card('In flight', q.inFlight),
+        card('Dead', q.dead, q.dead > 0 ? 'bad' : null),
+        card('Completed', q.completedTotal, null, q.completed > 0 ? q.completed + ' retained' : 'since created'),
+        card('Failed', q.failedTotal, null, 'since created'),
+        card('Head age', q.headAgeMillis === null ? '\u2013' : ago(q.headAgeMillis)), card('Throughput', rate(q.throughput))),
+      h('div', { 'class': 'panel chart-panel', id: 'queue-chart' }, spark(q.chart, true), chartLegend(q.chart)),
       actions,
       data.batches.length ? [h('h2', { text: 'Open batches' }), batchTable(data.batches)] : null,
       tabs, order,
@@ -313,13 +359,13 @@
     if (jobs.length === 0) return h('p', { 'class': 'empty', text: 'No ' + ({ active: 'in-flight' }[state] || state) + ' job.' });
     var columns = [['Id', function (j) { return h('a', { href: jobLink(queue, j.id), text: j.id }); }],
       ['Priority', function (j) { return j.priority; }, 'num'],
-      ['Attempts', function (j) { return j.attempts + ' / ' + j.maxAttempts; }, 'num'],
+      [state === 'active' ? 'Attempt' : 'Attempts', function (j) { return attemptText(j, ' / '); }, 'num'],
       ['Enqueued', function (j) { return time(j.enqueuedAt); }]];
     if (state === 'delayed') columns.push(['Due', function (j) { return time(j.dueAt); }]);
     if (state === 'active') {
       columns.push(['Worker', function (j) { return j.worker || ''; }]);
       columns.push(['Lease until', function (j) { return time(j.leaseUntil); }]);
-      columns.push(['Progress', function (j) { return h('span', { 'class': 'job-progress', text: progressText(j.progress) }); }, 'wrap']);
+      columns.push(['Progress', function (j) { return progressView(j.progress, { 'class': 'job-progress' }); }, 'wrap']);
     }
     if (state === 'dead') {
       columns.push(['Died', function (j) { return time(j.finishedAt); }]);
@@ -369,6 +415,52 @@
     return text;
   }
 
+  // attempts as the handler counts them: a running job is on attempt (failed attempts + 1); any
+  // other job shows the attempts it made
+  function attemptText(j, sep) {
+    return (j.state === 'ACTIVE' ? j.attempts + 1 : j.attempts) + sep + j.maxAttempts;
+  }
+
+  // how far a job's progress is, 0..100, when it reads as such: a fraction 0..1, a percentage
+  // 0..100, or an object with a numeric percent, fraction, or done and total; null otherwise
+  function progressPercent(value) {
+    var pct = null;
+    if (typeof value === 'number') pct = value <= 1 ? value * 100 : value;
+    else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      if (typeof value.percent === 'number') pct = value.percent;
+      else if (typeof value.fraction === 'number') pct = value.fraction * 100;
+      else if (typeof value.done === 'number' && typeof value.total === 'number' && value.total > 0) pct = (value.done / value.total) * 100;
+    }
+    return pct !== null && isFinite(pct) && pct >= 0 && pct <= 100 ? pct : null;
+  }
+
+  // a job's progress: a bar with its percentage when it reads as one, else compact text
+  function progressView(text, attrs) {
+    var value;
+    try { value = JSON.parse(text); } catch (e) { value = undefined; }
+    var pct = value === undefined ? null : progressPercent(value);
+    if (pct === null) return h('span', Object.assign({ text: progressText(text) }, attrs));
+    var fill = h('span');
+    fill.style.width = pct.toFixed(1) + '%';
+    var label = (Math.round(pct * 10) / 10) + '%';
+    if (value && typeof value === 'object' && typeof value.done === 'number' && typeof value.total === 'number') {
+      label += ' (' + value.done + ' of ' + value.total + ')';
+    }
+    return h('span', Object.assign({ 'data-percent': pct.toFixed(1), title: progressText(text) }, attrs),
+      h('span', { 'class': 'progress' }, fill), ' ' + label);
+  }
+
+  // the page of a job that is not found: why, instead of a page left loading
+  function jobGone(r, message) {
+    crumbs([['Queues', '#/'], [r.queue, queueLink(r.queue)], ['job ' + r.id, null]]);
+    var view = document.getElementById('view');
+    lastDrawn = '';
+    clear(view);
+    append(view, [h('h1', null, h('span', { text: 'Job ' + r.id }), h('span', { 'class': 'muted', text: 'in ' + r.queue })),
+      h('div', { 'class': 'panel' }, h('p', { 'class': 'empty', id: 'job-gone', text: message })),
+      h('p', null, h('a', { href: queueLink(r.queue), text: 'Back to queue ' + r.queue }))]);
+  }
+
   function jobView(r, job) {
     crumbs([['Queues', '#/'], [r.queue, queueLink(r.queue, stateOf(job.state))], ['job ' + r.id, null]]);
     var path = 'queues/' + encodeURIComponent(r.queue) + '/jobs/' + encodeURIComponent(r.id) + '/';
@@ -388,10 +480,11 @@
       }
     }
     var fields = [['State', h('span', { 'class': 'badge ' + job.state, id: 'job-state', text: job.state })],
-      ['Progress', job.progress ? h('span', { id: 'job-progress', text: progressText(job.progress) }) : ''],
-      ['Priority', job.priority], ['Attempts', job.attempts + ' of ' + job.maxAttempts],
+      ['Progress', job.progress ? progressView(job.progress, { id: 'job-progress' }) : ''],
+      ['Priority', job.priority], [job.state === 'ACTIVE' ? 'Attempt' : 'Attempts', h('span', { id: 'job-attempts', text: attemptText(job, ' of ') })],
       ['Enqueued', time(job.enqueuedAt)], ['Due', time(job.dueAt)], ['Expires', time(job.expireAt)],
-      ['Lease holder', job.worker || ''], ['Lease until', time(job.leaseUntil)], ['Finished', time(job.finishedAt)],
+      ['Lease holder', job.state === 'ACTIVE' ? job.worker || '' : ''], ['Lease until', job.state === 'ACTIVE' ? time(job.leaseUntil) : ''],
+      ['Finished', time(job.finishedAt)],
       ['Payload size', job.payloadBytes + ' bytes']];
     var headers = Object.keys(job.headers || {});
     return [
