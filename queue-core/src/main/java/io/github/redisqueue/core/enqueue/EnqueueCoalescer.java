@@ -73,6 +73,9 @@ final class EnqueueCoalescer {
 		// this thread's own job is in the batch (it was first in line); its outcome is kept here, as
 		// its future already holds the turn
 		Object own = null;
+		// an interrupt of this thread must not fail the other callers' jobs of the call: it is kept
+		// for this caller and the call is sent whole
+		boolean interrupted = Thread.interrupted();
 		try {
 			List<EnqueueResult> results = send.apply(batch.stream().map(Request::payload).toList());
 			for (int i = 0; i < batch.size(); i++) {
@@ -84,7 +87,7 @@ final class EnqueueCoalescer {
 				}
 			}
 		}
-		catch (RuntimeException | Error ex) {
+		catch (Throwable ex) {
 			own = new ExecutionException(ex);
 			for (Request each : batch) {
 				if (each != request) {
@@ -93,6 +96,9 @@ final class EnqueueCoalescer {
 			}
 		}
 		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 			Request next;
 			synchronized (lane) {
 				next = lane.waiting.peek();

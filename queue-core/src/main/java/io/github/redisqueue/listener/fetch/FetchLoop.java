@@ -398,7 +398,7 @@ public final class FetchLoop implements Runnable {
 
 	private void awaitRefill() {
 		try {
-			this.slots.awaitRefill(this.options.pollInterval());
+			this.slots.awaitRefill(this.options.pollInterval(), () -> this.active);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -488,6 +488,7 @@ public final class FetchLoop implements Runnable {
 			this.active = false;
 		}
 		this.stopped.countDown();
+		this.slots.wakeRefill();
 		closeWaiter();
 	}
 

@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 import io.github.redisqueue.core.AckResult;
@@ -56,6 +57,10 @@ final class JobSlots {
 	// one permit per slot freed since the fetch loop last reset it: lets the loop wait for a job of
 	// its own to finish
 	private final Semaphore releases = new Semaphore(0);
+
+	// one permit per change that may let the fetch loop reserve again (a slot freed, a job taken
+	// from the line, a stop): what awaitRefill waits on
+	private final Semaphore refillSignals = new Semaphore(0);
 
 	private final StartRecorder recordStart;
 
@@ -251,7 +256,7 @@ final class JobSlots {
 		RunningJob job = this.inLine.poll();
 		if (job != null && this.inLineCount.decrementAndGet() < this.concurrency) {
 			// the fetch loop may wait for this (see awaitRefill)
-			this.releases.release();
+			this.refillSignals.release();
 		}
 		return job;
 	}
@@ -259,15 +264,22 @@ final class JobSlots {
 	/**
 	 * Wait while the handlers have work in line (at least one job per handler thread waits) and
 	 * fewer slots than half the prefetch are free: reserving then takes a handful of jobs per call
-	 * instead of one per finished job.
+	 * instead of one per finished job. Ends at once when {@code active} turns false (see
+	 * {@link #wakeRefill()}).
 	 * @param timeout the longest wait
+	 * @param active whether the fetch loop still runs
 	 */
-	void awaitRefill(Duration timeout) throws InterruptedException {
+	void awaitRefill(Duration timeout, BooleanSupplier active) throws InterruptedException {
 		long until = System.nanoTime() + timeout.toNanos();
 		long left;
-		while (!refillNow() && (left = until - System.nanoTime()) > 0) {
-			this.releases.tryAcquire(left, TimeUnit.NANOSECONDS);
+		while (active.getAsBoolean() && !refillNow() && (left = until - System.nanoTime()) > 0) {
+			this.refillSignals.tryAcquire(left, TimeUnit.NANOSECONDS);
 		}
+	}
+
+	/** End a wait of {@link #awaitRefill} to check again (the fetch loop is stopping). */
+	void wakeRefill() {
+		this.refillSignals.release();
 	}
 
 	/** Whether the fetch loop should reserve now rather than wait for more free slots. */
@@ -277,16 +289,23 @@ final class JobSlots {
 	}
 
 	/**
-	 * The jobs reserved ahead next in line whose starts are not recorded yet: at most
-	 * {@code concurrency - 1}, the ones that start soonest.
+	 * The jobs reserved ahead next in line whose starts are not recorded yet, among the first
+	 * {@code concurrency - 1} jobs reserved ahead in line (those recorded already count): the line
+	 * only shrinks from its head, so at most {@code concurrency - 1} jobs are ever recorded as
+	 * started before a thread took them.
 	 */
 	private List<RunningJob> nextInLine() {
 		List<RunningJob> next = new ArrayList<>();
+		int looked = 0;
 		for (RunningJob job : this.inLine) {
-			if (next.size() >= this.concurrency - 1) {
+			if (looked >= this.concurrency - 1) {
 				break;
 			}
-			if (job.isAhead() && job.startResult() == null && !job.isLost()) {
+			if (!job.isAhead() || job.isLost()) {
+				continue;
+			}
+			looked++;
+			if (job.startResult() == null) {
 				next.add(job);
 			}
 		}
@@ -305,6 +324,7 @@ final class JobSlots {
 		if (this.jobs.remove(job)) {
 			this.slots.release();
 			this.releases.release();
+			this.refillSignals.release();
 		}
 	}
 

@@ -102,6 +102,45 @@ class EnqueueCoalescerTests {
 	}
 
 	@Test
+	void anInterruptedCallerWhoseTurnItIsSendsTheSharedCallWholeAndKeepsItsInterrupt() throws Exception {
+		EnqueueCoalescer coalescer = new EnqueueCoalescer(100);
+		EnqueueCoalescer.Key key = EnqueueCoalescer.Key.of("q", this, new byte[0]);
+		CountDownLatch firstCallSent = new CountDownLatch(1);
+		CountDownLatch releaseFirstCall = new CountDownLatch(1);
+		// like the script executor: a call made on an interrupted thread fails
+		java.util.function.Function<List<byte[]>, List<EnqueueResult>> send = (jobs) -> {
+			if (Thread.currentThread().isInterrupted()) {
+				throw new IllegalStateException("Interrupted while waiting for Redis");
+			}
+			return results(jobs);
+		};
+		Future<EnqueueResult> first = this.threads.submit(() -> coalescer.enqueue(key, bytes("a"), (jobs) -> {
+			firstCallSent.countDown();
+			awaitLatch(releaseFirstCall);
+			return results(jobs);
+		}));
+		assertThat(firstCallSent.await(10, TimeUnit.SECONDS)).isTrue();
+		java.util.concurrent.atomic.AtomicReference<Thread> bThread = new java.util.concurrent.atomic.AtomicReference<>();
+		java.util.concurrent.atomic.AtomicBoolean bKeptInterrupt = new java.util.concurrent.atomic.AtomicBoolean();
+		Future<EnqueueResult> b = this.threads.submit(() -> {
+			bThread.set(Thread.currentThread());
+			EnqueueResult result = coalescer.enqueue(key, bytes("b"), send);
+			bKeptInterrupt.set(Thread.interrupted());
+			return result;
+		});
+		await().atMost(java.time.Duration.ofSeconds(10)).until(() -> waiting(coalescer) == 1);
+		Future<EnqueueResult> c = this.threads.submit(() -> coalescer.enqueue(key, bytes("c"), send));
+		await().atMost(java.time.Duration.ofSeconds(10)).until(() -> waiting(coalescer) == 2);
+		bThread.get().interrupt();
+		releaseFirstCall.countDown();
+
+		assertThat(first.get(10, TimeUnit.SECONDS).id()).isEqualTo("id-a");
+		assertThat(b.get(10, TimeUnit.SECONDS).id()).isEqualTo("id-b");
+		assertThat(c.get(10, TimeUnit.SECONDS).id()).isEqualTo("id-c");
+		assertThat(bKeptInterrupt).isTrue();
+	}
+
+	@Test
 	void callsWithOtherOptionsOrHeadersDoNotShare() {
 		Object options = new Object();
 		assertThat(EnqueueCoalescer.Key.of("q", options, new byte[] { 1 }))

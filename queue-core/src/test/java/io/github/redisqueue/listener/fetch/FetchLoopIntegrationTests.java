@@ -7,6 +7,7 @@ import java.util.Properties;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
@@ -278,6 +279,37 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 		}
 
 		assertThat(order).as("start order, each job once").containsExactlyElementsOf(jobs);
+	}
+
+	@Test
+	void aDrainGivesBackTheJobsInLineAtOnceWhileTheLoopWaitsForFreeSlots() throws Exception {
+		CountDownLatch running = new CountDownLatch(1);
+		CountDownLatch finish = new CountDownLatch(1);
+		Set<String> ran = ConcurrentHashMap.newKeySet();
+		// a long poll interval: the loop's wait for free slots must end with the stop, not with it
+		FetchLoop loop = start(1, 8, Duration.ofSeconds(30), (job) -> {
+			ran.add(job.job().id());
+			running.countDown();
+			try {
+				finish.await();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			this.acks.complete(job.job().ref());
+		});
+		this.queues.enqueueAll(QUEUE, IntStream.range(0, 20).boxed().toList(), JobOptions.defaults());
+		assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+		// one running, eight in line, no slot free: the loop waits
+		await().atMost(Duration.ofSeconds(10)).until(() -> loop.runningJobs().size() == 9);
+		CompletableFuture<Void> drained = CompletableFuture.runAsync(() -> loop.drain(Duration.ofSeconds(20)));
+		// the eight in line are back in the queue while the running one still runs
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.admin.counts(QUEUE).ready() == 19);
+		finish.countDown();
+		drained.get(30, TimeUnit.SECONDS);
+
+		assertThat(ran).hasSize(1);
+		assertThat(this.admin.counts(QUEUE).total("completed")).isEqualTo(1);
 	}
 
 	@Test

@@ -49,6 +49,32 @@ class JobSlotsTests {
 		assertThat(slots.free()).isZero();
 	}
 
+	@Test
+	void aJobTakenFromTheLineIsNotCountedAsAFinishedOne() throws Exception {
+		JobSlots slots = new JobSlots(4, 4);
+		slots.resetReleases();
+		slots.hold(job("running"));
+		java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+		java.util.concurrent.CountDownLatch finish = new java.util.concurrent.CountDownLatch(1);
+		Thread handler = new Thread(() -> slots.runNext((job) -> {
+			started.countDown();
+			try {
+				finish.await();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}));
+		handler.start();
+		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+		// the fetch loop waits for one of its jobs to finish before it reserves again: taking a job
+		// from the line is no such thing
+		assertThat(slots.awaitRelease(Duration.ZERO)).as("a finish seen while none happened").isFalse();
+		finish.countDown();
+		handler.join(10_000);
+		assertThat(slots.awaitRelease(Duration.ZERO)).isTrue();
+	}
+
 	private static ReservedJob job(String id) {
 		return new ReservedJob("q", id, new byte[0], Map.of(), 1, 3, 1, Instant.now().plusSeconds(30), Instant.now(), 0);
 	}
