@@ -125,8 +125,8 @@ final class DashboardPageViews {
 	record Event(@Nullable Long at, String what, String detail) {
 	}
 
-	/** The ids a bulk action acts on. */
-	record BulkRequest(@Nullable List<String> ids) {
+	/** The ids a bulk action acts on, and (for a delete) the state they are expected in. */
+	record BulkRequest(@Nullable List<String> ids, @Nullable String state) {
 	}
 
 	/** What a bulk action did, per id. */

@@ -61,7 +61,8 @@ import org.springframework.web.bind.annotation.RestController;
  * queue, the ids and the user: {@code batches/{id}/cancel} on a queue, and
  * {@code bulk/retry}, {@code bulk/delete}, {@code bulk/promote} on a queue with a
  * body {@code {"ids": [...]}} of at most {@value #MAX_BULK} ids, every id checked before any is
- * acted on.
+ * acted on; a delete names the state its jobs are in ({@code "state": "dead"} or
+ * {@code "delayed"}) and leaves alone a job that is no longer in it.
  *
  * @since 0.1.0
  */
@@ -194,9 +195,15 @@ public class DashboardPagesController {
 				notDone = "not dead (any more)";
 			}
 			case "delete" -> {
-				operation = this.admin::deleteJob;
+				// only jobs still in the tab's state: one retried or run meanwhile is left alone
+				operation = switch (String.valueOf(body.state())) {
+					case "dead" -> this.admin::purgeDead;
+					case "delayed" -> this.admin::deleteDelayed;
+					default -> throw new IllegalArgumentException(
+							"Say which jobs to delete: send {\"ids\": [...], \"state\": \"dead\"} or \"delayed\"");
+				};
 				name = "bulk delete";
-				notDone = "gone already";
+				notDone = "not " + body.state() + " (any more)";
 			}
 			case "promote" -> {
 				operation = this.admin::promote;

@@ -265,6 +265,36 @@ class DashboardPagesBrowserTests {
 		assertThat(this.admin.job("outbox", dead).orElseThrow().state()).isEqualTo(JobState.READY);
 	}
 
+	@Test
+	void aBulkDeleteOfDeadJobsLeavesAloneTheJobsRetriedMeanwhile() {
+		List<String> dead = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			dead.add(this.queues.enqueue("ledger", "x" + i).id());
+		}
+		for (ReservedJob job : this.queues.reserve("ledger", 3, Duration.ofMinutes(1))) {
+			this.queues.deadLetter("ledger", job.ref(), "no");
+		}
+		String delayed = this.queues.enqueue("ledger", "later", JobOptions.builder().delay(Duration.ofHours(1)).build())
+			.id();
+		String ids = dead.stream().map((id) -> "\"" + id + "\"").collect(Collectors.joining(","));
+		assertThat(this.admin.retryAllDead("ledger")).isEqualTo(3);
+
+		HttpResponse<String> stale = postJson(base + "/api/queues/ledger/bulk/delete",
+				"{\"ids\":[" + ids + "],\"state\":\"dead\"}");
+		assertThat(stale.statusCode()).isEqualTo(200);
+		assertThat(stale.body()).contains("\"changed\":0").contains("\"unchanged\":[" + ids + "]");
+		HttpResponse<String> asDelayed = postJson(base + "/api/queues/ledger/bulk/delete",
+				"{\"ids\":[" + ids + ",\"" + delayed + "\"],\"state\":\"delayed\"}");
+		assertThat(asDelayed.body()).contains("\"changed\":1").contains("\"unchanged\":[" + ids + "]");
+		assertThat(postJson(base + "/api/queues/ledger/bulk/delete", "{\"ids\":[" + ids + "]}").statusCode())
+			.isEqualTo(400);
+
+		assertThat(dead).allSatisfy((id) -> assertThat(this.admin.job("ledger", id).orElseThrow().state())
+			.isEqualTo(JobState.READY));
+		assertThat(this.admin.job("ledger", delayed)).isEmpty();
+		assertThat(this.admin.counts("ledger").ready()).isEqualTo(3);
+	}
+
 	static HttpResponse<String> postJson(String url, String body, String... headers) {
 		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url))
 			.header("Accept", "application/json")

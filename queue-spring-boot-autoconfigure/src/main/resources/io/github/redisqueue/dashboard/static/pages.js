@@ -255,7 +255,7 @@
     function bulk(action, verb) {
       var ids = selected();
       if (ids.length > MAX_BULK) { D().flash('Select at most ' + MAX_BULK + ' jobs for one action', true); return; }
-      post(path + action, { ids: ids }, verb + ' ' + ids.length + ' ' + r.state + ' job(s) of queue "' + r.queue + '"?')
+      post(path + action, { ids: ids, state: r.state }, verb + ' ' + ids.length + ' ' + r.state + ' job(s) of queue "' + r.queue + '"?')
         .then(function (result) { if (result) selection.ids = {}; });
     }
     var bar = h('div', { 'class': 'bar', id: 'bulk' }, count,
