@@ -131,7 +131,17 @@ final class DashboardPageViews {
 
 	/** What a bulk action did, per id. */
 	record BulkResult(String queue, String action, int requested, int changed, List<String> unchanged,
-			List<String> refused, String message) {
+			List<String> refused, List<BulkFailure> failed, String message) {
+	}
+
+	/** An id a bulk action failed on (Redis timed out, a script failed), with the error. */
+	record BulkFailure(String id, String error) {
+
+		@Override
+		public String toString() {
+			return this.id + " (" + this.error + ")";
+		}
+
 	}
 
 }

@@ -17,6 +17,7 @@ import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueBatchException;
 import io.github.redisqueue.core.QueueNames;
 import io.github.redisqueue.dashboard.DashboardPageViews.BatchesPage;
+import io.github.redisqueue.dashboard.DashboardPageViews.BulkFailure;
 import io.github.redisqueue.dashboard.DashboardPageViews.BulkRequest;
 import io.github.redisqueue.dashboard.DashboardPageViews.BulkResult;
 import io.github.redisqueue.dashboard.DashboardPageViews.FindResult;
@@ -130,11 +131,30 @@ public class DashboardPagesController {
 	ActionResult cancelBatch(@PathVariable String queue, @PathVariable String id, HttpServletRequest request) {
 		QueueNames.validate(queue);
 		checkKey(id, "Batch id");
-		BatchStatus status = this.admin.cancelBatch(queue, id);
-		String outcome = "batch " + id + " " + (status.isFinished() ? "is " + status.state().name().toLowerCase(Locale.ROOT)
-				: "is being cancelled (" + status.active() + " running sub-job(s) finish)");
-		logger.info("Queue dashboard: user '{}' ({}) ran 'cancel batch' on queue '{}', batch {}: {}",
-				this.access.user(request), request.getRemoteAddr(), queue, id, outcome);
+		boolean existed = this.admin.batch(queue, id).isPresent();
+		String outcome = "failed";
+		try {
+			BatchStatus status = this.admin.cancelBatch(queue, id);
+			outcome = "batch " + id + " " + (status.isFinished() ? "is " + status.state().name().toLowerCase(Locale.ROOT)
+					: "is being cancelled (" + status.active() + " running sub-job(s) finish)");
+		}
+		catch (QueueBatchException ex) {
+			if (!existed) {
+				outcome = "no such batch";
+				throw ex;
+			}
+			// it was there: the cancel finished it and its record is gone already
+			outcome = "batch " + id + " is cancelled (finished, its record not kept)";
+		}
+		catch (RuntimeException ex) {
+			outcome = "failed: " + ex;
+			throw ex;
+		}
+		finally {
+			// written whatever happened: the cancel may have run before a later step failed
+			logger.info("Queue dashboard: user '{}' ({}) ran 'cancel batch' on queue '{}', batch {}: {}",
+					this.access.user(request), request.getRemoteAddr(), queue, id, outcome);
+		}
 		return new ActionResult(queue, "cancel batch", 1, "Queue '" + queue + "': " + outcome);
 	}
 
@@ -217,29 +237,42 @@ public class DashboardPagesController {
 		int changed = 0;
 		List<String> unchanged = new ArrayList<>();
 		List<String> refused = new ArrayList<>();
-		for (String id : ids) {
-			try {
-				if (operation.test(queue, id)) {
-					changed++;
+		List<BulkFailure> failed = new ArrayList<>();
+		String outcome = "";
+		try {
+			for (String id : ids) {
+				try {
+					if (operation.test(queue, id)) {
+						changed++;
+					}
+					else {
+						unchanged.add(id);
+					}
 				}
-				else {
-					unchanged.add(id);
+				catch (IllegalStateException ex) {
+					// an active job cannot be deleted: the others go on
+					refused.add(id);
 				}
-			}
-			catch (IllegalStateException ex) {
-				// an active job cannot be deleted: the others go on
-				refused.add(id);
+				catch (RuntimeException ex) {
+					// a timeout or a failed script for one id: the ids before it stay changed, the
+					// others are still tried, and the answer and the log say which failed
+					failed.add(new BulkFailure(id, String.valueOf(ex.getMessage())));
+				}
 			}
 		}
-		String outcome = changed + " of " + ids.size() + " job(s) " + switch (action) {
-			case "retry" -> "put back in the queue";
-			case "delete" -> "deleted";
-			default -> "ready to run";
-		} + (unchanged.isEmpty() ? "" : "; " + unchanged.size() + " " + notDone)
-				+ (refused.isEmpty() ? "" : "; " + refused.size() + " refused (active)");
-		logger.info("Queue dashboard: user '{}' ({}) ran '{}' on queue '{}', jobs {}: {}", this.access.user(request),
-				request.getRemoteAddr(), name, queue, ids, outcome);
-		return new BulkResult(queue, name, ids.size(), changed, unchanged, refused, "Queue '" + queue + "': " + outcome);
+		finally {
+			outcome = changed + " of " + ids.size() + " job(s) " + switch (action) {
+				case "retry" -> "put back in the queue";
+				case "delete" -> "deleted";
+				default -> "ready to run";
+			} + (unchanged.isEmpty() ? "" : "; " + unchanged.size() + " " + notDone)
+					+ (refused.isEmpty() ? "" : "; " + refused.size() + " refused (active)")
+					+ (failed.isEmpty() ? "" : "; " + failed.size() + " failed " + failed);
+			logger.info("Queue dashboard: user '{}' ({}) ran '{}' on queue '{}', jobs {}: {}", this.access.user(request),
+					request.getRemoteAddr(), name, queue, ids, outcome);
+		}
+		return new BulkResult(queue, name, ids.size(), changed, unchanged, refused, failed,
+				"Queue '" + queue + "': " + outcome);
 	}
 
 	/** Every id checked, and the count bounded, before any job is touched. */

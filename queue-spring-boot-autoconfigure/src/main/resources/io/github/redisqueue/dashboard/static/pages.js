@@ -24,7 +24,7 @@
     return fetch('api/' + path, { method: 'POST', credentials: 'same-origin', headers: headers,
       body: body ? JSON.stringify(body) : undefined })
       .then(D().answer)
-      .then(function (result) { D().flash(result.message); return result; })
+      .then(function (result) { D().flash(result.message, !!(result.failed && result.failed.length)); return result; })
       .catch(function (e) { D().flash(e.message, true); return null; })
       .then(function (result) { D().refresh(); return result; });
   }
