@@ -27,7 +27,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
-import org.openqa.selenium.support.ui.Select;
 
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -172,9 +171,10 @@ class DashboardPagesBrowserTests {
 				JobOptions.builder().idempotencyKey("pay-7").delay(Duration.ofHours(1)).build()).id();
 
 		browser.open(base + "/#/find");
-		browser.find("#find-queue").sendKeys("billing");
-		new Select(browser.find("#find-by")).selectByValue("unique");
-		browser.find("#find-key").sendKeys("invoice-42");
+		// each step finds its element again: the page may redraw it in between
+		browser.type("#find-queue", "billing");
+		browser.select("#find-by", "unique");
+		browser.type("#find-key", "invoice-42");
 		browser.clickUntil("#find-go", (d) -> !d.findElements(By.id("found-job")).isEmpty());
 		browser.waitForText("#found-job", unique);
 		browser.find("#job-history tr[data-event='enqueued']");
