@@ -16,8 +16,10 @@ import io.github.redisqueue.core.ReservedJob;
 import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.openqa.selenium.By;
 
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -35,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * once the cancel ran) against a real Redis: the answer and the audit log say what was done.
  * The admin the dashboard uses fails on purpose for one job id and one batch id.
  */
+@Tag("browser")
 @ExtendWith(OutputCaptureExtension.class)
 class DashboardActionFailureTests {
 
@@ -101,6 +104,28 @@ class DashboardActionFailureTests {
 		HttpResponse<String> missing = postJson(base + "/api/queues/flaky/batches/never-was/cancel", "");
 		assertThat(missing.statusCode()).isEqualTo(400);
 		assertThat(output.getOut()).contains("ran 'cancel batch' on queue 'flaky', batch never-was: no such batch");
+	}
+
+	@Test
+	void afterABulkActionThatChangedNothingNoBoxStaysTicked() {
+		QueueTemplate queues = app.getBean(QueueTemplate.class);
+		String id = queues.enqueue("stuck", "x").id();
+		queues.deadLetter("stuck", queues.reserve("stuck", 1, Duration.ofMinutes(1)).get(0).ref(), "no");
+		failingJob = id;
+
+		try (Browser browser = Browser.start()) {
+			browser.open(base + "/#/queue/stuck/dead?order=newest");
+			String box = "#jobs input[data-select='" + id + "']";
+			browser.clickUntil(box, (d) -> d.findElement(By.cssSelector(box)).isSelected());
+			browser.waitForText("#bulk-count", "1 selected");
+			browser.clickAndConfirm("button[data-action='bulk-retry']");
+			// the retry failed: the page's data is the same and is not drawn again
+			browser.waitForText("#bulk-count", "0 selected");
+			browser.until((d) -> !d.findElement(By.cssSelector(box)).isSelected()
+					&& !d.findElement(By.cssSelector("button[data-action='bulk-retry']")).isEnabled());
+		}
+		assertThat(app.getBean(QueueAdminOperations.class).job("stuck", id).orElseThrow().state())
+			.isEqualTo(JobState.DEAD);
 	}
 
 	@Configuration(proxyBeanMethods = false)

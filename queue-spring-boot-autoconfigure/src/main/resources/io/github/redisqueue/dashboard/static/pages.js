@@ -256,7 +256,14 @@
       var ids = selected();
       if (ids.length > MAX_BULK) { D().flash('Select at most ' + MAX_BULK + ' jobs for one action', true); return; }
       post(path + action, { ids: ids, state: r.state }, verb + ' ' + ids.length + ' ' + r.state + ' job(s) of queue "' + r.queue + '"?')
-        .then(function (result) { if (result) selection.ids = {}; });
+        .then(function (result) {
+          if (!result) return;
+          // the page may not be drawn again (the same data): its boxes are unticked here
+          selection.ids = {};
+          boxes.forEach(function (b) { b.checked = false; });
+          all.checked = false;
+          update();
+        });
     }
     var bar = h('div', { 'class': 'bar', id: 'bulk' }, count,
       r.state === 'dead' ? h('button', { 'data-action': 'bulk-retry', text: 'Retry selected', onclick: function () { bulk('retry', 'Put back in the queue'); } }) : null,
