@@ -149,7 +149,7 @@
       h('p', { 'class': 'muted', text: 'Limits as this application\'s settings give them, hand-outs within the last window (Redis clock), and since the queue\'s counters began: the reserve calls the limit cut short while jobs were ready, and the ready jobs they did not get.' }),
       data.cut ? h('p', { 'class': 'muted', text: 'Only the first queues are shown.' }) : null,
       data.queues.length === 0 ? h('div', { 'class': 'panel' }, h('p', { 'class': 'empty', text: 'No queue has seen a job yet.' }))
-        : table('rate-limits', ['Queue', 'Limit', 'Used in the window', 'Next hand-out', 'Calls cut short', 'Jobs held back'], rows, [4, 5])];
+        : table('rate-limits', ['Queue', 'Limit', 'Used in the window', 'Next hand-out', 'Calls cut short', 'Jobs asked for, held back'], rows, [4, 5])];
   }
 
   // ---- finding a job ---------------------------------------------------------------------
