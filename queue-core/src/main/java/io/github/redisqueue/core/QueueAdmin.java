@@ -261,8 +261,17 @@ public class QueueAdmin implements QueueAdminOperations {
 
 	@Override
 	public boolean deleteJob(String queue, String id) {
+		return delete(queue, id, List.of(JOBS_DELETE, encodeUtf8(id)));
+	}
+
+	@Override
+	public boolean deleteDelayed(String queue, String id) {
+		return delete(queue, id, List.of(JOBS_DELETE, encodeUtf8(id), encodeAscii("delayed")));
+	}
+
+	private boolean delete(String queue, String id, List<byte[]> args) {
 		QueueKeys k = this.context.partitioning().keysForJob(queue, id);
-		List<Object> reply = this.executor.run(this.executor.scripts().jobs(), k, List.of(JOBS_DELETE, encodeUtf8(id)));
+		List<Object> reply = this.executor.run(this.executor.scripts().jobs(), k, args);
 		long code = ScriptReplies.asLong(reply.get(ScriptReplies.JOBS_CODE));
 		if (code == ScriptReplies.JOBS_DELETE_ACTIVE) {
 			String worker = text(reply.get(ScriptReplies.JOBS_DELETE_WORKER));

@@ -139,6 +139,15 @@ public interface QueueAdminOperations {
 	boolean deleteJob(String queue, String id);
 
 	/**
+	 * Delete a job only while it is delayed, as {@link #deleteJob} deletes it: a job that is no
+	 * longer delayed (run now, taken, ended) is left alone.
+	 * @param queue the queue name
+	 * @param id the job id
+	 * @return whether the job was delayed and is now deleted
+	 */
+	boolean deleteDelayed(String queue, String id);
+
+	/**
 	 * Run a delayed job now (a job enqueued with a delay, or waiting for a retry): it becomes ready
 	 * at the end of its priority level, as if it had fallen due now, and a blocked consumer wakes.
 	 * A job past its expiry is dead-lettered as expired instead, and one whose record is damaged

@@ -20,7 +20,9 @@ import org.jspecify.annotations.Nullable;
  * @param totals running counters since the queue was created: enqueued, completed, failed, dead,
  * expired, reaped, duplicates, cancelled (sub-jobs of cancelled batches removed before they ran),
  * deleted (jobs an operator deleted, see {@link QueueAdminOperations#deleteJob}), batchesOpened,
- * batchesCompleted, batchesCancelled
+ * batchesCompleted, batchesCancelled, rateLimited (reserve calls a rate limit cut short while
+ * jobs were ready) and rateHeld (the ready jobs those calls asked for and did not get, summed over
+ * the calls: a job asked for by several of them counts once per call)
  * @param headAge how long the job at the head of the queue (the next to run: the oldest of the
  * highest priority) has been ready, by the Redis clock; {@code null} when no job is ready
  * @param throughput jobs completed per second over about the last minute (50 to 60 seconds, in

@@ -36,9 +36,6 @@ final class QueueLookups {
 
 	private static final byte[] JOB = encodeAscii("job");
 
-	/** Digits of one hand-out time in the rate window (see reserve.lua). */
-	private static final int RATE_DIGITS = 13;
-
 	private final QueueContext context;
 
 	private final QueueScriptExecutor executor;
@@ -112,45 +109,24 @@ final class QueueLookups {
 		long next = Long.MAX_VALUE;
 		long limited = 0;
 		long held = 0;
+		// a queue without a limit is asked about one permit: only its counters are used
+		byte[] permits = encodeNumber((limit != null) ? limit.permits() : 1);
+		byte[] windowMs = encodeNumber((limit != null) ? limit.window().toMillis() : 1);
 		for (QueueKeys k : this.context.partitions(queue)) {
-			List<Object> reply = this.executor.run(this.executor.scripts().inspect(), k, List.of(RATE));
+			List<Object> reply = this.executor.run(this.executor.scripts().inspect(), k, List.of(RATE, permits, windowMs));
 			now = Math.max(now, asLong(reply.get(0)));
-			limited += asLong(reply.get(2));
-			held += asLong(reply.get(3));
+			limited += asLong(reply.get(3));
+			held += asLong(reply.get(4));
 			if (limit != null) {
-				long[] times = window(text(reply.get(1)), limit.permits());
-				long windowMs = limit.window().toMillis();
-				long since = asLong(reply.get(0)) - windowMs;
-				int inWindow = 0;
-				for (long time : times) {
-					if (time > since) {
-						inWindow++;
-					}
-				}
-				handedOut += inWindow;
-				if (inWindow >= limit.permits()) {
-					next = Math.min(next, times[0] + windowMs);
+				handedOut += (int) asLong(reply.get(1));
+				long at = asLong(reply.get(2));
+				if (at >= 0) {
+					next = Math.min(next, at);
 				}
 			}
 		}
 		return new RateLimitStatus(queue, limit, Instant.ofEpochMilli(now), handedOut,
 				(next != Long.MAX_VALUE) ? Instant.ofEpochMilli(next) : null, limited, held);
-	}
-
-	/** The last {@code permits} hand-out times of a window as reserve.lua keeps it, oldest first (0: none). */
-	static long[] window(String raw, int permits) {
-		long[] times = new long[permits];
-		if (raw.isEmpty() || raw.length() % RATE_DIGITS != 0 || !raw.chars().allMatch(Character::isDigit)) {
-			return times;
-		}
-		int entries = raw.length() / RATE_DIGITS;
-		for (int i = 0; i < permits; i++) {
-			int entry = entries - permits + i;
-			if (entry >= 0) {
-				times[i] = Long.parseLong(raw.substring(entry * RATE_DIGITS, (entry + 1) * RATE_DIGITS));
-			}
-		}
-		return times;
 	}
 
 	private static Optional<String> found(List<Object> reply) {

@@ -7,9 +7,12 @@
 -- (its payload under 'payload'; see job_view), empty when there is no such job.
 -- ARGV[3] = 'find' returns the id of the job holding uniqueness key ARGV[5] (ARGV[4] = 'unique')
 -- or idempotency key KEYS[FIXED_KEYS + 1] (ARGV[4] = 'idem'), '' when none does.
--- ARGV[3] = 'rate' returns the server time (ms), the rate limit's window of hand-out times as kept
--- in the stats field '~rate' ('' when none, see reserve.lua), and the counters 'rateLimited' and
--- 'rateHeld' (0 when unset).
+-- ARGV[3] = 'rate' with the limit's permits ARGV[4] (1 to 10000) and window ARGV[5] (ms) returns
+-- the server time (ms), the hand-outs within the last window among the last ARGV[4] kept in the
+-- stats field '~rate' (see reserve.lua: fixed-width entries, oldest first; one that cannot be read
+-- counts none, as reserve.lua reads it), when the next hand-out is allowed (ms; -1 when one is
+-- allowed now), and the counters 'rateLimited' and 'rateHeld' (0 when unset). The hand-outs are
+-- counted by a binary search of the window: a few entries are read, whatever its size.
 -- ARGV[3] = 'history' returns instead the Redis time (ms) and the history string (see
 -- common-history.lua; empty when the queue has none yet).
 if ARGV[3] == 'job' then
@@ -27,8 +30,40 @@ if ARGV[3] == 'find' then
   return {id or ''}
 end
 if ARGV[3] == 'rate' then
+  local permits, window_ms = tonumber(ARGV[4]), tonumber(ARGV[5])
+  if not permits or permits < 1 or permits > 10000 or permits % 1 ~= 0 or not window_ms or window_ms < 1 then
+    error('rate takes the permits (1 to 10000) and the window in ms')
+  end
+  local now = now_ms()
   local v = redis.call('HMGET', K_STATS, '~rate', 'rateLimited', 'rateHeld')
-  return {now_ms(), v[1] or '', tonumber(v[2]) or 0, tonumber(v[3]) or 0}
+  local raw, digits = v[1] or '', 13
+  local count, next_at = 0, -1
+  if #raw > 0 and #raw % digits == 0 and not string.find(raw, '[^0-9]') then
+    local entries = #raw / digits
+    -- the i-th (1-based) of the last permits entries; 0 for one never used
+    local function entry(i)
+      local at = entries - permits + i
+      if at < 1 then
+        return 0
+      end
+      return tonumber(string.sub(raw, (at - 1) * digits + 1, at * digits))
+    end
+    -- the first of them within the window (entries grow oldest to newest)
+    local since, lo, hi = now - window_ms, 1, permits + 1
+    while lo < hi do
+      local mid = math.floor((lo + hi) / 2)
+      if entry(mid) > since then
+        hi = mid
+      else
+        lo = mid + 1
+      end
+    end
+    count = permits - lo + 1
+    if count >= permits then
+      next_at = entry(1) + window_ms
+    end
+  end
+  return {now, count, next_at, tonumber(v[2]) or 0, tonumber(v[3]) or 0}
 end
 if ARGV[3] == 'history' then
   return {now_ms(), redis.call('GET', K_HISTORY) or ''}

@@ -29,7 +29,9 @@
 --             'deleted'. Returns 1, the job's state ('' when its record has none) and the number of
 --             finished batches whose completion job waits to be handed off (see batch.lua
 --             'pending'); 0 when there is no such job; or -1, the worker holding it and its lease
---             deadline when it is active: then nothing is written.
+--             deadline when it is active: then nothing is written. An optional expected state
+--             (ARGV[5]: 'delayed' or 'dead') is checked first: a job not in that state's index
+--             (it changed state meanwhile) is left alone, and the call returns 0.
 --   'promote' id: a delayed job runs now: it moves to the end of its priority level in ready, as
 --             promote moves a due job, its due time becoming now. Returns 1 when it is ready now, 0
 --             when it was not delayed, or -1 when it was dead-lettered instead (expired, or a
@@ -249,6 +251,18 @@ end
 
 if op == 'delete' then
   local id = ARGV[4]
+  local expected = ARGV[5] or ''
+  if expected == 'delayed' then
+    if not redis.call('ZSCORE', K_DELAYED, dmember(id)) then
+      return {0}
+    end
+  elseif expected == 'dead' then
+    if not redis.call('ZSCORE', K_DEAD, id) then
+      return {0}
+    end
+  elseif expected ~= '' then
+    return redis.error_reply('ERR expected state must be delayed or dead')
+  end
   local r = record(K_JOBS, id)
   if not r then
     local element, at

@@ -408,6 +408,29 @@ class QueueAdminJobsIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	@Test
+	void aJobIsDeletedAsDelayedOnlyWhileItIsDelayed() {
+		String ready = this.queues.enqueue(QUEUE, "ready").id();
+		String promoted = this.queues.enqueue(QUEUE, "promoted", JobOptions.builder().delay(Duration.ofHours(1)).build())
+			.id();
+		String delayed = this.queues.enqueue(QUEUE, "delayed", JobOptions.builder().delay(Duration.ofHours(1)).build())
+			.id();
+		assertThat(this.admin.promote(QUEUE, promoted)).isTrue();
+
+		assertThat(this.admin.deleteDelayed(QUEUE, promoted)).as("run now meanwhile").isFalse();
+		assertThat(this.admin.deleteDelayed(QUEUE, ready)).as("a plain ready job").isFalse();
+		assertThat(this.admin.deleteDelayed(QUEUE, "999")).isFalse();
+		assertThat(this.admin.deleteDelayed(QUEUE, delayed)).isTrue();
+
+		assertThat(this.admin.job(QUEUE, promoted)).hasValueSatisfying((job) -> assertThat(job.state())
+			.isEqualTo(JobState.READY));
+		assertThat(this.admin.job(QUEUE, delayed)).isEmpty();
+		QueueCounts counts = this.admin.counts(QUEUE);
+		assertThat(counts.ready()).isEqualTo(2);
+		assertThat(counts.delayed()).isZero();
+		assertThat(counts.total("deleted")).isEqualTo(1);
+	}
+
+	@Test
 	void deletingAJobFreesItsUniquenessKey() {
 		QueueTemplate retaining = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
 				QueueSettings.builder().completedRetention(Duration.ofHours(1)).build());

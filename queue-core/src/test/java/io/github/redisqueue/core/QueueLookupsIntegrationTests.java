@@ -1,11 +1,15 @@
 package io.github.redisqueue.core;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 
 import io.github.redisqueue.support.converter.JacksonJobSerializer;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
+import io.github.redisqueue.test.RedisClock;
 import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.core.RedisCallback;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -129,12 +133,44 @@ class QueueLookupsIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	@Test
-	void theRateWindowIsReadAsTheReserveScriptKeepsIt() {
-		String raw = "0000000000100" + "0000000000200" + "0000000000300";
-		assertThat(QueueLookups.window(raw, 2)).containsExactly(200, 300);
-		assertThat(QueueLookups.window(raw, 4)).containsExactly(0, 100, 200, 300);
-		assertThat(QueueLookups.window("12x", 2)).containsExactly(0, 0);
-		assertThat(QueueLookups.window("", 1)).containsExactly(0);
+	void theRateWindowIsCountedInRedisAndOnlyTheCountIsReadBack() {
+		QueueAdmin admin = admin(QueueSettings.builder().rateLimit("wide", RateLimit.parse("3/1h")).build());
+		long now = RedisClock.now(this.redis).toEpochMilli();
+		// a window kept for a limit of 10,000 (reserve.lua fits it to the limit when it next runs):
+		// old hand-outs, then 2 within the last hour, oldest first
+		StringBuilder raw = new StringBuilder();
+		for (int i = 0; i < 9998; i++) {
+			raw.append(String.format("%013d", now - Duration.ofHours(2).toMillis() + i));
+		}
+		long first = now - Duration.ofMinutes(30).toMillis();
+		raw.append(String.format("%013d", first)).append(String.format("%013d", now - 1000));
+		String stats = admin.getTemplate().keys("wide").key("stats");
+		this.redis.opsForHash().put(stats, "~rate", raw.toString());
+
+		long sent = netOutput();
+		RateLimitStatus two = admin.rateLimitStatus("wide");
+		// the 130 KB window stays in Redis: the reply is a few numbers
+		assertThat(netOutput() - sent).isLessThan(2000);
+		assertThat(two.handedOut()).isEqualTo(2);
+		assertThat(two.nextHandOut()).isNull();
+
+		this.redis.opsForHash().put(stats, "~rate", raw + String.format("%013d", now - 500));
+		RateLimitStatus full = admin.rateLimitStatus("wide");
+		assertThat(full.handedOut()).isEqualTo(3);
+		assertThat(full.nextHandOut()).isEqualTo(Instant.ofEpochMilli(first + Duration.ofHours(1).toMillis()));
+
+		// fewer entries than permits, and a window that cannot be read
+		this.redis.opsForHash().put(stats, "~rate", String.format("%013d", now - 10));
+		assertThat(admin.rateLimitStatus("wide").handedOut()).isEqualTo(1);
+		this.redis.opsForHash().put(stats, "~rate", "12x");
+		assertThat(admin.rateLimitStatus("wide").handedOut()).isZero();
+	}
+
+	/** Bytes Redis has sent to its clients so far (its own count). */
+	private long netOutput() {
+		String info = this.redis.execute((RedisCallback<String>) (connection) -> String
+			.valueOf(connection.serverCommands().info("stats").getProperty("total_net_output_bytes")));
+		return Long.parseLong(info.strip());
 	}
 
 }

@@ -125,13 +125,23 @@ final class DashboardPageViews {
 	record Event(@Nullable Long at, String what, String detail) {
 	}
 
-	/** The ids a bulk action acts on. */
-	record BulkRequest(@Nullable List<String> ids) {
+	/** The ids a bulk action acts on, and (for a delete) the state they are expected in. */
+	record BulkRequest(@Nullable List<String> ids, @Nullable String state) {
 	}
 
 	/** What a bulk action did, per id. */
 	record BulkResult(String queue, String action, int requested, int changed, List<String> unchanged,
-			List<String> refused, String message) {
+			List<String> refused, List<BulkFailure> failed, String message) {
+	}
+
+	/** An id a bulk action failed on (Redis timed out, a script failed), with the error. */
+	record BulkFailure(String id, String error) {
+
+		@Override
+		public String toString() {
+			return this.id + " (" + this.error + ")";
+		}
+
 	}
 
 }

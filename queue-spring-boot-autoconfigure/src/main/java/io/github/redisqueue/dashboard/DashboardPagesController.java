@@ -17,6 +17,7 @@ import io.github.redisqueue.core.QueueAdminOperations;
 import io.github.redisqueue.core.QueueBatchException;
 import io.github.redisqueue.core.QueueNames;
 import io.github.redisqueue.dashboard.DashboardPageViews.BatchesPage;
+import io.github.redisqueue.dashboard.DashboardPageViews.BulkFailure;
 import io.github.redisqueue.dashboard.DashboardPageViews.BulkRequest;
 import io.github.redisqueue.dashboard.DashboardPageViews.BulkResult;
 import io.github.redisqueue.dashboard.DashboardPageViews.FindResult;
@@ -61,7 +62,8 @@ import org.springframework.web.bind.annotation.RestController;
  * queue, the ids and the user: {@code batches/{id}/cancel} on a queue, and
  * {@code bulk/retry}, {@code bulk/delete}, {@code bulk/promote} on a queue with a
  * body {@code {"ids": [...]}} of at most {@value #MAX_BULK} ids, every id checked before any is
- * acted on.
+ * acted on; a delete names the state its jobs are in ({@code "state": "dead"} or
+ * {@code "delayed"}) and leaves alone a job that is no longer in it.
  *
  * @since 0.1.0
  */
@@ -129,11 +131,30 @@ public class DashboardPagesController {
 	ActionResult cancelBatch(@PathVariable String queue, @PathVariable String id, HttpServletRequest request) {
 		QueueNames.validate(queue);
 		checkKey(id, "Batch id");
-		BatchStatus status = this.admin.cancelBatch(queue, id);
-		String outcome = "batch " + id + " " + (status.isFinished() ? "is " + status.state().name().toLowerCase(Locale.ROOT)
-				: "is being cancelled (" + status.active() + " running sub-job(s) finish)");
-		logger.info("Queue dashboard: user '{}' ({}) ran 'cancel batch' on queue '{}', batch {}: {}",
-				this.access.user(request), request.getRemoteAddr(), queue, id, outcome);
+		boolean existed = this.admin.batch(queue, id).isPresent();
+		String outcome = "failed";
+		try {
+			BatchStatus status = this.admin.cancelBatch(queue, id);
+			outcome = "batch " + id + " " + (status.isFinished() ? "is " + status.state().name().toLowerCase(Locale.ROOT)
+					: "is being cancelled (" + status.active() + " running sub-job(s) finish)");
+		}
+		catch (QueueBatchException ex) {
+			if (!existed) {
+				outcome = "no such batch";
+				throw ex;
+			}
+			// it was there: the cancel finished it and its record is gone already
+			outcome = "batch " + id + " is cancelled (finished, its record not kept)";
+		}
+		catch (RuntimeException ex) {
+			outcome = "failed: " + ex;
+			throw ex;
+		}
+		finally {
+			// written whatever happened: the cancel may have run before a later step failed
+			logger.info("Queue dashboard: user '{}' ({}) ran 'cancel batch' on queue '{}', batch {}: {}",
+					this.access.user(request), request.getRemoteAddr(), queue, id, outcome);
+		}
 		return new ActionResult(queue, "cancel batch", 1, "Queue '" + queue + "': " + outcome);
 	}
 
@@ -194,9 +215,15 @@ public class DashboardPagesController {
 				notDone = "not dead (any more)";
 			}
 			case "delete" -> {
-				operation = this.admin::deleteJob;
+				// only jobs still in the tab's state: one retried or run meanwhile is left alone
+				operation = switch (String.valueOf(body.state())) {
+					case "dead" -> this.admin::purgeDead;
+					case "delayed" -> this.admin::deleteDelayed;
+					default -> throw new IllegalArgumentException(
+							"Say which jobs to delete: send {\"ids\": [...], \"state\": \"dead\"} or \"delayed\"");
+				};
 				name = "bulk delete";
-				notDone = "gone already";
+				notDone = "not " + body.state() + " (any more)";
 			}
 			case "promote" -> {
 				operation = this.admin::promote;
@@ -210,29 +237,42 @@ public class DashboardPagesController {
 		int changed = 0;
 		List<String> unchanged = new ArrayList<>();
 		List<String> refused = new ArrayList<>();
-		for (String id : ids) {
-			try {
-				if (operation.test(queue, id)) {
-					changed++;
+		List<BulkFailure> failed = new ArrayList<>();
+		String outcome = "";
+		try {
+			for (String id : ids) {
+				try {
+					if (operation.test(queue, id)) {
+						changed++;
+					}
+					else {
+						unchanged.add(id);
+					}
 				}
-				else {
-					unchanged.add(id);
+				catch (IllegalStateException ex) {
+					// an active job cannot be deleted: the others go on
+					refused.add(id);
 				}
-			}
-			catch (IllegalStateException ex) {
-				// an active job cannot be deleted: the others go on
-				refused.add(id);
+				catch (RuntimeException ex) {
+					// a timeout or a failed script for one id: the ids before it stay changed, the
+					// others are still tried, and the answer and the log say which failed
+					failed.add(new BulkFailure(id, String.valueOf(ex.getMessage())));
+				}
 			}
 		}
-		String outcome = changed + " of " + ids.size() + " job(s) " + switch (action) {
-			case "retry" -> "put back in the queue";
-			case "delete" -> "deleted";
-			default -> "ready to run";
-		} + (unchanged.isEmpty() ? "" : "; " + unchanged.size() + " " + notDone)
-				+ (refused.isEmpty() ? "" : "; " + refused.size() + " refused (active)");
-		logger.info("Queue dashboard: user '{}' ({}) ran '{}' on queue '{}', jobs {}: {}", this.access.user(request),
-				request.getRemoteAddr(), name, queue, ids, outcome);
-		return new BulkResult(queue, name, ids.size(), changed, unchanged, refused, "Queue '" + queue + "': " + outcome);
+		finally {
+			outcome = changed + " of " + ids.size() + " job(s) " + switch (action) {
+				case "retry" -> "put back in the queue";
+				case "delete" -> "deleted";
+				default -> "ready to run";
+			} + (unchanged.isEmpty() ? "" : "; " + unchanged.size() + " " + notDone)
+					+ (refused.isEmpty() ? "" : "; " + refused.size() + " refused (active)")
+					+ (failed.isEmpty() ? "" : "; " + failed.size() + " failed " + failed);
+			logger.info("Queue dashboard: user '{}' ({}) ran '{}' on queue '{}', jobs {}: {}", this.access.user(request),
+					request.getRemoteAddr(), name, queue, ids, outcome);
+		}
+		return new BulkResult(queue, name, ids.size(), changed, unchanged, refused, failed,
+				"Queue '" + queue + "': " + outcome);
 	}
 
 	/** Every id checked, and the count bounded, before any job is touched. */

@@ -24,6 +24,7 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 import org.springframework.util.FileSystemUtils;
@@ -136,6 +137,29 @@ final class Browser implements AutoCloseable {
 			}
 			d.findElement(By.cssSelector(css)).click();
 			return done.apply(d) ? true : null;
+		});
+	}
+
+	/**
+	 * Types the text into the input matching the selector until it holds it: each try finds the
+	 * input again (a redraw may have replaced it) and fills it afresh when it does not hold the text.
+	 */
+	void type(String css, String text) {
+		until((d) -> {
+			WebElement input = d.findElement(By.cssSelector(css));
+			if (!text.equals(input.getDomProperty("value"))) {
+				input.clear();
+				input.sendKeys(text);
+			}
+			return text.equals(d.findElement(By.cssSelector(css)).getDomProperty("value")) ? true : null;
+		});
+	}
+
+	/** Selects the option of the given value in the select matching the selector, found again on each try. */
+	void select(String css, String value) {
+		until((d) -> {
+			new Select(d.findElement(By.cssSelector(css))).selectByValue(value);
+			return value.equals(d.findElement(By.cssSelector(css)).getDomProperty("value")) ? true : null;
 		});
 	}
 

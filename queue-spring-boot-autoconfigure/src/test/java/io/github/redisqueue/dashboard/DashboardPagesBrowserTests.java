@@ -27,7 +27,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
-import org.openqa.selenium.support.ui.Select;
 
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -172,9 +171,10 @@ class DashboardPagesBrowserTests {
 				JobOptions.builder().idempotencyKey("pay-7").delay(Duration.ofHours(1)).build()).id();
 
 		browser.open(base + "/#/find");
-		browser.find("#find-queue").sendKeys("billing");
-		new Select(browser.find("#find-by")).selectByValue("unique");
-		browser.find("#find-key").sendKeys("invoice-42");
+		// each step finds its element again: the page may redraw it in between
+		browser.type("#find-queue", "billing");
+		browser.select("#find-by", "unique");
+		browser.type("#find-key", "invoice-42");
 		browser.clickUntil("#find-go", (d) -> !d.findElements(By.id("found-job")).isEmpty());
 		browser.waitForText("#found-job", unique);
 		browser.find("#job-history tr[data-event='enqueued']");
@@ -263,6 +263,36 @@ class DashboardPagesBrowserTests {
 		assertThat(ok.statusCode()).isEqualTo(200);
 		assertThat(ok.body()).contains("\"changed\":1").contains("\"unchanged\":[\"999999\"]");
 		assertThat(this.admin.job("outbox", dead).orElseThrow().state()).isEqualTo(JobState.READY);
+	}
+
+	@Test
+	void aBulkDeleteOfDeadJobsLeavesAloneTheJobsRetriedMeanwhile() {
+		List<String> dead = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			dead.add(this.queues.enqueue("ledger", "x" + i).id());
+		}
+		for (ReservedJob job : this.queues.reserve("ledger", 3, Duration.ofMinutes(1))) {
+			this.queues.deadLetter("ledger", job.ref(), "no");
+		}
+		String delayed = this.queues.enqueue("ledger", "later", JobOptions.builder().delay(Duration.ofHours(1)).build())
+			.id();
+		String ids = dead.stream().map((id) -> "\"" + id + "\"").collect(Collectors.joining(","));
+		assertThat(this.admin.retryAllDead("ledger")).isEqualTo(3);
+
+		HttpResponse<String> stale = postJson(base + "/api/queues/ledger/bulk/delete",
+				"{\"ids\":[" + ids + "],\"state\":\"dead\"}");
+		assertThat(stale.statusCode()).isEqualTo(200);
+		assertThat(stale.body()).contains("\"changed\":0").contains("\"unchanged\":[" + ids + "]");
+		HttpResponse<String> asDelayed = postJson(base + "/api/queues/ledger/bulk/delete",
+				"{\"ids\":[" + ids + ",\"" + delayed + "\"],\"state\":\"delayed\"}");
+		assertThat(asDelayed.body()).contains("\"changed\":1").contains("\"unchanged\":[" + ids + "]");
+		assertThat(postJson(base + "/api/queues/ledger/bulk/delete", "{\"ids\":[" + ids + "]}").statusCode())
+			.isEqualTo(400);
+
+		assertThat(dead).allSatisfy((id) -> assertThat(this.admin.job("ledger", id).orElseThrow().state())
+			.isEqualTo(JobState.READY));
+		assertThat(this.admin.job("ledger", delayed)).isEmpty();
+		assertThat(this.admin.counts("ledger").ready()).isEqualTo(3);
 	}
 
 	static HttpResponse<String> postJson(String url, String body, String... headers) {

@@ -24,7 +24,7 @@
     return fetch('api/' + path, { method: 'POST', credentials: 'same-origin', headers: headers,
       body: body ? JSON.stringify(body) : undefined })
       .then(D().answer)
-      .then(function (result) { D().flash(result.message); return result; })
+      .then(function (result) { D().flash(result.message, !!(result.failed && result.failed.length)); return result; })
       .catch(function (e) { D().flash(e.message, true); return null; })
       .then(function (result) { D().refresh(); return result; });
   }
@@ -149,7 +149,7 @@
       h('p', { 'class': 'muted', text: 'Limits as this application\'s settings give them, hand-outs within the last window (Redis clock), and since the queue\'s counters began: the reserve calls the limit cut short while jobs were ready, and the ready jobs they did not get.' }),
       data.cut ? h('p', { 'class': 'muted', text: 'Only the first queues are shown.' }) : null,
       data.queues.length === 0 ? h('div', { 'class': 'panel' }, h('p', { 'class': 'empty', text: 'No queue has seen a job yet.' }))
-        : table('rate-limits', ['Queue', 'Limit', 'Used in the window', 'Next hand-out', 'Calls cut short', 'Jobs held back'], rows, [4, 5])];
+        : table('rate-limits', ['Queue', 'Limit', 'Used in the window', 'Next hand-out', 'Calls cut short', 'Jobs asked for, held back'], rows, [4, 5])];
   }
 
   // ---- finding a job ---------------------------------------------------------------------
@@ -255,8 +255,15 @@
     function bulk(action, verb) {
       var ids = selected();
       if (ids.length > MAX_BULK) { D().flash('Select at most ' + MAX_BULK + ' jobs for one action', true); return; }
-      post(path + action, { ids: ids }, verb + ' ' + ids.length + ' ' + r.state + ' job(s) of queue "' + r.queue + '"?')
-        .then(function (result) { if (result) selection.ids = {}; });
+      post(path + action, { ids: ids, state: r.state }, verb + ' ' + ids.length + ' ' + r.state + ' job(s) of queue "' + r.queue + '"?')
+        .then(function (result) {
+          if (!result) return;
+          // the page may not be drawn again (the same data): its boxes are unticked here
+          selection.ids = {};
+          boxes.forEach(function (b) { b.checked = false; });
+          all.checked = false;
+          update();
+        });
     }
     var bar = h('div', { 'class': 'bar', id: 'bulk' }, count,
       r.state === 'dead' ? h('button', { 'data-action': 'bulk-retry', text: 'Retry selected', onclick: function () { bulk('retry', 'Put back in the queue'); } }) : null,
