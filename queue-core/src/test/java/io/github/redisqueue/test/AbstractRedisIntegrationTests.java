@@ -1,5 +1,7 @@
 package io.github.redisqueue.test;
 
+import java.util.Properties;
+
 import io.github.redisqueue.testing.redis.RedisEndpoint;
 import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.AfterAll;
@@ -7,6 +9,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInstance;
 
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -36,6 +39,24 @@ public abstract class AbstractRedisIntegrationTests {
 	@BeforeEach
 	void flush() {
 		TestRedis.flushAll(endpoint());
+	}
+
+	/**
+	 * How many script calls (EVAL and EVALSHA) Redis ran so far, by {@code INFO commandstats},
+	 * summed over the nodes of a cluster.
+	 */
+	protected long scriptCalls() {
+		Properties stats;
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			stats = connection.serverCommands().info("commandstats");
+		}
+		long calls = 0;
+		for (String name : stats.stringPropertyNames()) {
+			if (name.endsWith("cmdstat_evalsha") || name.endsWith("cmdstat_eval")) {
+				calls += Long.parseLong(stats.getProperty(name).replaceAll("^calls=(\\d+),.*", "$1"));
+			}
+		}
+		return calls;
 	}
 
 	@AfterAll

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -17,7 +16,6 @@ import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.RedisConnection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -62,21 +60,6 @@ class EnqueueCoalescingIntegrationTests extends AbstractRedisIntegrationTests {
 		sent.forEach((id, payload) -> assertThat(
 				new String(admin.job("coalesced", id).orElseThrow().payload(), java.nio.charset.StandardCharsets.UTF_8))
 			.isEqualTo("\"" + payload + "\""));
-	}
-
-	private long scriptCalls() {
-		Properties stats;
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			stats = connection.serverCommands().info("commandstats");
-		}
-		long calls = 0;
-		for (String name : List.of("cmdstat_evalsha", "cmdstat_eval")) {
-			String line = stats.getProperty(name);
-			if (line != null) {
-				calls += Long.parseLong(line.replaceAll("^calls=(\\d+),.*", "$1"));
-			}
-		}
-		return calls;
 	}
 
 }

@@ -3,7 +3,6 @@ package io.github.redisqueue.listener.fetch;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,7 +33,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
-import org.springframework.data.redis.connection.RedisConnection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -331,21 +329,6 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 		// the next 8 jobs in line, and the loop reserves once half the prefetch is free
 		assertThat(calls).as("script calls for %d jobs", jobs).isLessThan(jobs / 2);
 		assertThat(this.admin.counts(QUEUE).total("completed")).isEqualTo(jobs);
-	}
-
-	private long scriptCalls() {
-		Properties stats;
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			stats = connection.serverCommands().info("commandstats");
-		}
-		long calls = 0;
-		for (String name : List.of("cmdstat_evalsha", "cmdstat_eval")) {
-			String line = stats.getProperty(name);
-			if (line != null) {
-				calls += Long.parseLong(line.replaceAll("^calls=(\\d+),.*", "$1"));
-			}
-		}
-		return calls;
 	}
 
 	private FetchLoop start(int concurrency, @Nullable Integer prefetch, Consumer<RunningJob> handler) {
