@@ -128,14 +128,13 @@ public final class JobEnqueuer {
 	 */
 	public List<EnqueueResult> enqueueSerialized(String queue, List<byte[]> serialized, JobOptions options,
 			Map<String, String> headerValues) {
+		byte[] headers = this.context.serializer().serializeHeaders(headerValues);
 		if (serialized.size() == 1 && coalescable(queue, options)) {
 			// concurrent single enqueues with the same options share one call (see EnqueueCoalescer)
-			EnqueueCoalescer.Key key = EnqueueCoalescer.Key.of(queue, options,
-					this.context.serializer().serializeHeaders(headerValues));
-			return List.of(this.coalescer.enqueue(key, serialized.get(0),
-					(jobs) -> enqueueNow(queue, jobs, options, headerValues)));
+			return List.of(this.coalescer.enqueue(EnqueueCoalescer.Key.of(queue, options, headers), serialized.get(0),
+					(jobs) -> enqueueNow(queue, jobs, options, headers)));
 		}
-		return enqueueNow(queue, serialized, options, headerValues);
+		return enqueueNow(queue, serialized, options, headers);
 	}
 
 	/**
@@ -147,10 +146,9 @@ public final class JobEnqueuer {
 				&& this.context.partitions(queue).length == 1;
 	}
 
-	private List<EnqueueResult> enqueueNow(String queue, List<byte[]> serialized, JobOptions options,
-			Map<String, String> headerValues) {
+	private List<EnqueueResult> enqueueNow(String queue, List<byte[]> serialized, JobOptions options, byte[] headers) {
 		List<EnqueueResult> results = new ArrayList<>(serialized.size());
-		for (EnqueueCall call : plan(queue, serialized, options, headerValues)) {
+		for (EnqueueCall call : plan(queue, serialized, options, headers)) {
 			this.context.register(call.keys());
 			results.addAll(recorded(queue, ScriptReplies.enqueueResults(runEnqueue(queue, call))));
 		}
@@ -165,9 +163,12 @@ public final class JobEnqueuer {
 	 */
 	public List<EnqueueCall> plan(String queue, List<byte[]> serialized, JobOptions options,
 			Map<String, String> headerValues) {
+		return plan(queue, serialized, options, this.context.serializer().serializeHeaders(headerValues));
+	}
+
+	private List<EnqueueCall> plan(String queue, List<byte[]> serialized, JobOptions options, byte[] headers) {
 		QueueKeys[] parts = this.context.partitions(queue);
 		String routing = JobRouting.routingKey(queue, parts.length, options);
-		byte[] headers = this.context.serializer().serializeHeaders(headerValues);
 		List<EnqueueCall> calls = new ArrayList<>();
 		if (parts.length == 1 || routing != null || serialized.size() == 1) {
 			plan(queue, this.context.partitioning().keysForNew(queue, routing), serialized, options, headers, calls);
