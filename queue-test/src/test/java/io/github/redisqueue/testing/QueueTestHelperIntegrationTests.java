@@ -4,8 +4,11 @@ import java.time.Duration;
 import java.util.List;
 
 import io.github.redisqueue.config.QueueListenerEndpointRegistry;
+import io.github.redisqueue.core.JobInfo;
 import io.github.redisqueue.core.JobOptions;
+import io.github.redisqueue.core.JobOrder;
 import io.github.redisqueue.core.JobState;
+import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.listener.QueueListenerContainer;
 import io.github.redisqueue.testing.OrdersApplication.Handlers;
@@ -107,6 +110,29 @@ class QueueTestHelperIntegrationTests {
 		this.helper.awaitDrained("orders", Duration.ofSeconds(10));
 		assertThat(this.handlers.orders).extracting(Order::item).containsExactly("soon");
 		assertThat(this.helper.admin().counts("orders").delayed()).isEqualTo(1);
+	}
+
+	@Test
+	void awaitDrainedSeesADelayedJobThatBecomesReadyBetweenItsReads() {
+		this.helper.pause("orders");
+		this.queues.enqueue("orders", new Order("later", 1), JobOptions.builder().delay(Duration.ofHours(1)).build());
+		String moved = this.queues
+			.enqueue("orders", new Order("moved", 2), JobOptions.builder().delay(Duration.ofHours(1)).build())
+			.id();
+		// the job leaves the delayed jobs after the helper counted it there and before it reads the
+		// first due time, as a job falling due at that moment does
+		QueueAdmin admin = new QueueAdmin(this.queues) {
+			@Override
+			public List<JobInfo> jobs(String queue, JobState state, JobOrder order, int offset, int count) {
+				promote(queue, moved);
+				return super.jobs(queue, state, order, offset, count);
+			}
+		};
+		QueueTestHelper racing = new QueueTestHelper(admin, this.registry);
+
+		assertThatThrownBy(() -> racing.awaitDrained("orders", Duration.ofMillis(500)))
+			.isInstanceOf(AssertionError.class)
+			.hasMessageContaining("ready 1, in flight 0, delayed 1");
 	}
 
 	@Test
