@@ -50,6 +50,14 @@ local function rate_entry(window, i)
   return tonumber(string.sub(window, (i - 1) * RATE_DIGITS + 1, i * RATE_DIGITS))
 end
 
+-- a plain job popped for this call has its record written once: as handed out, or before it is
+-- dead-lettered, cancelled or expired here (fresh: its payload, nil for a job that has a record)
+local function jcreate_fresh(id, r, fresh)
+  if fresh then
+    jcreate(id, r, fresh)
+  end
+end
+
 local now = now_ms()
 local rate_permits, rate_ms = string.match(ARGV[11] or '', '^(%d+):(%d+)$')
 local rate
@@ -123,9 +131,10 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
     tombs = tombs - dropped
     for _, entry in ipairs(popped) do
       local id, element = entry[1], entry[2]
-      local r, f
+      -- fresh: the payload of a plain job whose record is not written yet (it is written once, as
+      -- handed out, or before any other change of it)
+      local r, f, fresh
       if element then
-        -- a plain job: its record is written now
         local t, bad, kept = plain_fields(element)
         if not id then
           id = int(new_id())
@@ -136,7 +145,7 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
           budget = budget - 1
         else
           r = plain_record(id, t)
-          jcreate(id, r, t[4])
+          fresh = t[4]
           f = {'ready', t[4], t[1], '0', t[2], '0', t[3], '0', r[J.score], '0', '0', false, false, false}
         end
       else
@@ -156,12 +165,15 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
           bad = 'corrupt job: field payload is missing'
         end
         if bad then
+          jcreate_fresh(id, r, fresh)
           to_dead(id, bad, now)
           budget = budget - 1
         elseif batch_cancelling(f[14], batch_states) then
+          jcreate_fresh(id, r, fresh)
           cancel_job(id, f[14], now)
           budget = budget - 1
         elseif is_expired(f[10], f[4], f[13], now) then
+          jcreate_fresh(id, r, fresh)
           expire(id, now)
           expired = expired + 1
           budget = budget - 1
@@ -176,7 +188,11 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
           -- reserved ahead: to wait for a free thread
           r[J.ahead] = (got >= start_now) and '1' or '0'
           r[J.token], r[J.worker], r[J.leaseUntil], r[J.state] = num(token), worker, deadline_text, 'active'
-          jsave(id, r)
+          if fresh then
+            jcreate(id, r, fresh)
+          else
+            jsave(id, r)
+          end
           redis.call('ZADD', K_INFLIGHT, deadline, id)
           if tonumber(f[10]) and tonumber(f[10]) > 0 then
             redis.call('ZREM', K_EXPIRY, id)

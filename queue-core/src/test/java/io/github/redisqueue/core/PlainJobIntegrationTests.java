@@ -57,6 +57,23 @@ class PlainJobIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	@Test
+	void aReserveWritesTheRecordOfEachPlainJobItHandsOutOnce() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		List<String> ids = queues.enqueueAll(QUEUE, IntStream.range(0, 20).boxed().toList(),
+				JobOptions.defaults()).stream().map(EnqueueResult::id).toList();
+		long before = commandCalls("hset");
+
+		List<ReservedJob> jobs = queues.reserve(QUEUE, 20, LEASE);
+
+		assertThat(jobs).extracting(ReservedJob::id).containsExactlyElementsOf(ids);
+		// one HSET per job (record and payload together; it was two), and a few of the call's own
+		assertThat(commandCalls("hset") - before).isBetween(20L, 25L);
+		JobRecords records = new JobRecords(this.redis, queues, QUEUE);
+		assertThat(records.fields(ids.get(19))).containsEntry("state", "active").containsEntry("attempts", "0");
+		assertThat(queues.complete(QUEUE, jobs.get(19).ref())).isEqualTo(AckResult.OK);
+	}
+
+	@Test
 	void everyJobOfALongPlainListIsFoundByIdAndNoOtherIs() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		QueueAdmin admin = new QueueAdmin(queues);

@@ -46,13 +46,22 @@ public abstract class AbstractRedisIntegrationTests {
 	 * summed over the nodes of a cluster.
 	 */
 	protected long scriptCalls() {
+		return commandCalls("evalsha") + commandCalls("eval");
+	}
+
+	/**
+	 * How many times Redis ran a command so far (clients' calls and scripts' alike), by
+	 * {@code INFO commandstats}, summed over the nodes of a cluster.
+	 * @param command the command's lower-case name, as {@code INFO commandstats} gives it
+	 */
+	protected long commandCalls(String command) {
 		Properties stats;
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
 			stats = connection.serverCommands().info("commandstats");
 		}
 		long calls = 0;
 		for (String name : stats.stringPropertyNames()) {
-			if (name.endsWith("cmdstat_evalsha") || name.endsWith("cmdstat_eval")) {
+			if (name.endsWith("cmdstat_" + command)) {
 				calls += Long.parseLong(stats.getProperty(name).replaceAll("^calls=(\\d+),.*", "$1"));
 			}
 		}
