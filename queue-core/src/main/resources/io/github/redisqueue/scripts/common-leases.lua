@@ -3,7 +3,7 @@
 -- Defines: take_back (jobs taken from a holder that gave no outcome), OUTAGE_MIN, OUTAGE_CAP,
 -- SEEN_EVERY, outage, watch_outage, lapsed, reclaim and walk_inflight.
 -- Relies on: K_READY, K_INFLIGHT, K_STATS, K_JOBS, SLICE, SLICE_BYTES and AHEAD_FACTOR
--- (common-keys); int, jget and jset (common-records); corrupt and gone (common-jobs); wake
+-- (common-keys); int, afield, jget and jset (common-records); corrupt and gone (common-jobs); wake
 -- (common-wake); to_dead (common-gates).
 -- Invariants: a script calls watch_outage before any check of a deadline (lapsed, reclaim), so
 -- that a lease that ran out while Redis was away lasts until its holder could extend it; a job
@@ -22,12 +22,14 @@ local function take_back(ids, now, reason)
   local back = 0
   for _, id in ipairs(ids) do
     redis.call('ZREM', K_INFLIGHT, id)
-    local names = {'state', 'maxAttempts', 'score', 'lost', 'ahead', 'lostAhead'}
+    local names = {'state', 'maxAttempts', 'score', 'lost', 'ahead', 'lostAhead', 'token'}
     local f = jget(id, names)
     if not gone(id, f) then
       local bad = (not f[1] and 'corrupt job: field state is missing') or corrupt(f, names, {2, 3})
       local field, count, limit = 'lost', (tonumber(f[4]) or 0) + 1, tonumber(f[2])
-      if f[5] == '1' then
+      local ahead = f[5] == '1' or (f[7] and redis.call('HGET', K_JOBS, afield(id)) == f[7])
+      redis.call('HDEL', K_JOBS, afield(id))
+      if ahead then
         field, count, limit = 'lostAhead', (tonumber(f[6]) or 0) + 1, AHEAD_FACTOR * (tonumber(f[2]) or 0)
       end
       if bad then

@@ -3,7 +3,7 @@
 -- Defines: ready_since; int and num (numbers as exact decimal strings, as Redis stores them) and
 -- text; FIELDS and POSITION (the fields of a job record and of a gate record, and their
 -- positions), J (the positions of a job's fields) and records (the cache of decoded records);
--- blank, record, rget, write, rset, rdel, rexists (records of either kind); pfield, pack_job,
+-- blank, record, rget, write, rset, rdel, rexists (records of either kind); pfield, afield, pack_job,
 -- jsave, jcreate, jget, jset, jdel, jpayload, jsize (job records and payloads); pack_gate and
 -- gate_context (gate records and a batch's completion payload).
 -- Relies on: K_JOBS and K_GATES (common-keys).
@@ -214,10 +214,20 @@ local function jset(id, ...)
   rset(K_JOBS, id, ...)
 end
 
--- deletes a job: its record and its payload
+-- The field of K_JOBS that tells how job id was last reserved: the lease token when it was
+-- reserved ahead (to wait for a free thread) and its start is not recorded yet, '0' otherwise.
+-- Written with the record by the reserve, which writes it at every hand-out, so it always speaks of
+-- the latest reservation; a start clears it without decoding the record (complete.lua), and a
+-- take-back reads it to count the loss (take_back). Older records may still say 'ahead' = '1' in
+-- the record itself, which is read as well.
+local function afield(id)
+  return id .. ':a'
+end
+
+-- deletes a job: its record, its payload and its reservation mark
 local function jdel(id)
   records[K_JOBS][id] = false
-  redis.call('HDEL', K_JOBS, id, pfield(id))
+  redis.call('HDEL', K_JOBS, id, pfield(id), afield(id))
 end
 
 -- the payload of a job that has a record (false when it has none), read only here

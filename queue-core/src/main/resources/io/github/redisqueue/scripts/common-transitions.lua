@@ -4,7 +4,7 @@
 -- count_completed and completed_recently (completions per 10-second bucket), not_held (the
 -- fencing check of an acknowledgement), complete_job, delay_job and next_due.
 -- Relies on: HISTORY_COMPLETED and history_add (common-history); K_READY, K_DELAYED, K_INFLIGHT, K_DEAD, K_DONE, K_EXPIRY, K_STATS and K_JOBS
--- (common-keys); J, record, num, jsave, jget, jset and jdel (common-records); next_seq and
+-- (common-keys); J, record, num, afield, jsave, jget, jset and jdel (common-records); next_seq and
 -- ready_score (common-sequence); dmember, dmember_id, corrupt and gone (common-jobs);
 -- delayed_head and wake (common-wake); release_unique (common-unique); gate_end and to_dead
 -- (common-gates).
@@ -152,6 +152,7 @@ local function complete_job(id, token, retention, now)
     r[J.state], r[J.finishedAt], r[J.worker], r[J.progress] = 'completed', num(now), '', false
     r[J.attempts] = num((tonumber(r[J.attempts]) or 0) + 1)
     jsave(id, r)
+    redis.call('HDEL', K_JOBS, afield(id))
     redis.call('ZADD', K_DONE, now, id)
   else
     jdel(id)

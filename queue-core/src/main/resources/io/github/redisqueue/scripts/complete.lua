@@ -1,6 +1,6 @@
 -- Acknowledges jobs, and records the start of jobs reserved ahead. ARGV[3] = retention ms of
 -- completed jobs (0 deletes them at once), ARGV[4] = S, the number of started jobs, then S pairs
--- of id and lease token of jobs reserved ahead (field 'ahead') whose handlers start now: they are
+-- of id and lease token of jobs reserved ahead (see afield) whose handlers start now: they are
 -- marked as started, so that losing them from now on counts against their max attempts (see
 -- take_back); then pairs of id and lease token to acknowledge. Returns per started pair: 1
 -- recorded, 0 stale token (not held under it), -1 no such job; then per acknowledged pair: 1
@@ -13,11 +13,11 @@ local starts = tonumber(ARGV[4])
 if not retention or not starts or starts < 0 or starts % 1 ~= 0 or 4 + 2 * starts > #ARGV then
   error('complete: retention and started count must be numbers within the arguments')
 end
-local out = {}
-for i = 5, 4 + 2 * starts, 2 do
-  local id = ARGV[i]
+-- records the start of job id under token the long way, for a job its mark does not speak for (a
+-- stale token, a job gone or started at once, a record that says 'ahead' itself): appends the result
+local function start_held(id, token, out)
   local r = record(K_JOBS, id)
-  local refused = not_held(r and {r[J.state], r[J.token]} or {}, ARGV[i + 1])
+  local refused = not_held(r and {r[J.state], r[J.token]} or {}, token)
   if refused then
     out[#out + 1] = refused
   else
@@ -25,7 +25,21 @@ for i = 5, 4 + 2 * starts, 2 do
       r[J.ahead] = '0'
       jsave(id, r)
     end
+    redis.call('HSET', K_JOBS, afield(id), '0')
     out[#out + 1] = 1
+  end
+end
+
+local out = {}
+for i = 5, 4 + 2 * starts, 2 do
+  local id, token = ARGV[i], ARGV[i + 1]
+  -- the reservation mark still holds this token and the job is in flight: it is held under it
+  -- (every hand-out rewrites the mark), and its record need not be read
+  if redis.call('HGET', K_JOBS, afield(id)) == token and redis.call('ZSCORE', K_INFLIGHT, id) then
+    redis.call('HSET', K_JOBS, afield(id), '0')
+    out[#out + 1] = 1
+  else
+    start_held(id, token, out)
   end
 end
 local done = 0

@@ -185,13 +185,15 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
             max_attempts = override
           end
           r[J.maxAttempts] = num(max_attempts)
-          -- reserved ahead: to wait for a free thread
-          r[J.ahead] = (got >= start_now) and '1' or '0'
+          r[J.ahead] = '0'
           r[J.token], r[J.worker], r[J.leaseUntil], r[J.state] = num(token), worker, deadline_text, 'active'
+          -- reserved ahead (to wait for a free thread): the mark holds the token until the start
+          local mark = (got >= start_now) and r[J.token] or '0'
           if fresh then
-            jcreate(id, r, fresh)
+            records[K_JOBS][id] = r
+            redis.call('HSET', K_JOBS, id, cmsgpack.pack(r), pfield(id), fresh, afield(id), mark)
           else
-            jsave(id, r)
+            redis.call('HSET', K_JOBS, id, pack_job(id, r), afield(id), mark)
           end
           redis.call('ZADD', K_INFLIGHT, deadline, id)
           if tonumber(f[10]) and tonumber(f[10]) > 0 then

@@ -126,6 +126,14 @@ public final class JobRecords {
 	}
 
 	/**
+	 * The reservation mark of a job (the field {@code <id>:a}): the lease token of its reservation
+	 * while it is reserved ahead and not started, {@code "0"} otherwise, {@code null} when it has none.
+	 */
+	public @Nullable String mark(String id) {
+		return (String) this.redis.opsForHash().get(this.keys.key("jobs"), id + ":a");
+	}
+
+	/**
 	 * Sets a field of a job's record, or removes it when {@code value} is {@code null}. A plain job
 	 * gets its record first.
 	 */

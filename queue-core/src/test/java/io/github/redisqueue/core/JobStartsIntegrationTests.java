@@ -1,0 +1,127 @@
+package io.github.redisqueue.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import io.github.redisqueue.support.converter.JacksonJobSerializer;
+import io.github.redisqueue.test.AbstractRedisIntegrationTests;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The start of jobs reserved ahead ({@link JobStarts}): recorded under the token of the latest
+ * reservation only, counted when the job is lost, and leaving nothing behind once the job ends.
+ */
+class JobStartsIntegrationTests extends AbstractRedisIntegrationTests {
+
+	private static final String QUEUE = "starts";
+
+	private static final Duration LEASE = Duration.ofMinutes(1);
+
+	@Test
+	void aJobReservedAheadStartsUnderItsTokenAndLeavesNoMarkOnceAcknowledged() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		JobStarts starts = new JobStarts(queues);
+		queues.enqueueAll(QUEUE, List.of("a", "b"), JobOptions.defaults());
+		List<ReservedJob> jobs = queues.reserveBatch(QUEUE, 2, LEASE, "w1", List.of(), 0, 0).jobs();
+		Object record = jobFields().get(jobs.get(0).id());
+		long hsets = commandCalls("hset");
+
+		JobStarts.Result result = starts.startAndComplete(QUEUE, List.of(jobs.get(0).ref()), List.of());
+
+		assertThat(result.starts()).containsExactly(AckResult.OK);
+		// the start rewrote the job's mark, not its record
+		assertThat(commandCalls("hset") - hsets).isEqualTo(1);
+		assertThat(jobFields()).containsEntry(jobs.get(0).id(), record)
+			.containsEntry(jobs.get(0).id() + ":a", "0")
+			.containsEntry(jobs.get(1).id() + ":a", Long.toString(jobs.get(1).token()));
+		assertThat(starts.startAndComplete(QUEUE, List.of(jobs.get(1).ref()), List.of(jobs.get(0).ref())).starts())
+			.containsExactly(AckResult.OK);
+		assertThat(queues.completeAll(QUEUE, List.of(jobs.get(1).ref()))).containsExactly(AckResult.OK);
+		assertThat(jobFields()).isEmpty();
+	}
+
+	@Test
+	void aCompletedJobKeptUnderARetentionKeepsNoMark() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
+				QueueSettings.builder().completedRetention(Duration.ofHours(1)).build());
+		String id = queues.enqueue(QUEUE, "a").id();
+		ReservedJob job = queues.reserveBatch(QUEUE, 1, LEASE, "w1", List.of(), 0, 0).jobs().get(0);
+		assertThat(new JobStarts(queues).startAndComplete(QUEUE, List.of(job.ref()), List.of(job.ref())).starts())
+			.containsExactly(AckResult.OK);
+
+		assertThat(jobFields().keySet()).containsExactlyInAnyOrder(id, id + ":p");
+	}
+
+	@Test
+	void aLateStartOfAJobLostAndStartedAtOnceElsewhereIsRefused() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		queues.enqueue(QUEUE, "a");
+		ReservedJob first = queues.reserveBatch(QUEUE, 1, LEASE, "w1", List.of(), 0, 0).jobs().get(0);
+		ReservedJob second = reserveOnceLapsed(queues, "w2", 1);
+
+		JobStarts.Result late = new JobStarts(queues).startAndComplete(QUEUE, List.of(first.ref()), List.of());
+
+		assertThat(second.id()).isEqualTo(first.id());
+		assertThat(late.starts()).containsExactly(AckResult.STALE_TOKEN);
+		assertThat(queues.complete(QUEUE, second.ref())).isEqualTo(AckResult.OK);
+	}
+
+	@Test
+	void aLateStartOfAJobLostAndReservedAheadElsewhereIsRefusedAndTheNewHoldersStartIsNot() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		JobStarts starts = new JobStarts(queues);
+		queues.enqueue(QUEUE, "a");
+		ReservedJob first = queues.reserveBatch(QUEUE, 1, LEASE, "w1", List.of(), 0, 0).jobs().get(0);
+		ReservedJob second = reserveOnceLapsed(queues, "w2", 0);
+
+		assertThat(starts.startAndComplete(QUEUE, List.of(first.ref()), List.of()).starts())
+			.containsExactly(AckResult.STALE_TOKEN);
+		assertThat(starts.startAndComplete(QUEUE, List.of(second.ref()), List.of()).starts())
+			.containsExactly(AckResult.OK);
+	}
+
+	@Test
+	void aLossCountsUnderTheWiderLimitBeforeTheStartAndAgainstMaxAttemptsAfterIt() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		JobStarts starts = new JobStarts(queues);
+		String id = queues.enqueue(QUEUE, "a").id();
+		queues.reserveBatch(QUEUE, 1, LEASE, "w1", List.of(), 0, 0);
+		ReservedJob again = reserveOnceLapsed(queues, "w2", 0);
+		JobRecords records = new JobRecords(this.redis, queues, QUEUE);
+		assertThat(losses(records, id)).containsExactly("1", "0");
+		assertThat(starts.startAndComplete(QUEUE, List.of(again.ref()), List.of()).starts())
+			.containsExactly(AckResult.OK);
+
+		reserveOnceLapsed(queues, "w3", 1);
+
+		assertThat(losses(records, id)).containsExactly("1", "1");
+	}
+
+	/**
+	 * Reserves the queue's job after the lease of its holder ran out (its deadline is set in the
+	 * past), started at once or ahead.
+	 */
+	private ReservedJob reserveOnceLapsed(QueueTemplate queues, String worker, int startNow) {
+		String inFlight = queues.keys(QUEUE).key("inflight");
+		for (String id : this.redis.opsForZSet().range(inFlight, 0, -1)) {
+			this.redis.opsForZSet().add(inFlight, id, 1);
+		}
+		List<ReservedJob> jobs = queues.reserveBatch(QUEUE, 1, LEASE, worker, List.of(), 0, startNow).jobs();
+		assertThat(jobs).hasSize(1);
+		return jobs.get(0);
+	}
+
+	/** A job's losses while reserved ahead, and after its start. */
+	private static List<String> losses(JobRecords records, String id) {
+		Map<String, String> fields = records.fields(id);
+		return List.of(fields.getOrDefault("lostAhead", "0"), fields.getOrDefault("lost", "0"));
+	}
+
+	private Map<Object, Object> jobFields() {
+		return this.redis.opsForHash().entries(new QueueTemplate(this.connectionFactory).keys(QUEUE).key("jobs"));
+	}
+
+}
