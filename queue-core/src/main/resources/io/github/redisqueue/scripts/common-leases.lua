@@ -27,7 +27,9 @@ local function take_back(ids, now, reason)
     if not gone(id, f) then
       local bad = (not f[1] and 'corrupt job: field state is missing') or corrupt(f, names, {2, 3})
       local field, count, limit = 'lost', (tonumber(f[4]) or 0) + 1, tonumber(f[2])
-      local ahead = f[5] == '1' or (f[7] and redis.call('HGET', K_JOBS, afield(id)) == f[7])
+      -- the mark speaks for the reservation under the record's token only (see afield)
+      local mark = f[7] and redis.call('HGET', K_JOBS, afield(id))
+      local ahead = f[5] == '1' or (mark and (mark == 'a' .. f[7] or mark == 'A' .. f[7]))
       redis.call('HDEL', K_JOBS, afield(id))
       if ahead then
         field, count, limit = 'lostAhead', (tonumber(f[6]) or 0) + 1, AHEAD_FACTOR * (tonumber(f[2]) or 0)

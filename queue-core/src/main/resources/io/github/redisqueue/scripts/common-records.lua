@@ -3,7 +3,7 @@
 -- Defines: ready_since; int and num (numbers as exact decimal strings, as Redis stores them) and
 -- text; FIELDS and POSITION (the fields of a job record and of a gate record, and their
 -- positions), J (the positions of a job's fields) and records (the cache of decoded records);
--- blank, record, rget, write, rset, rdel, rexists (records of either kind); pfield, afield, pack_job,
+-- blank, record, rget, write, rset, rdel, rexists (records of either kind); pfield, afield, reservation_mark, pack_job,
 -- jsave, jcreate, jget, jset, jdel, jpayload, jsize (job records and payloads); pack_gate and
 -- gate_context (gate records and a batch's completion payload).
 -- Relies on: K_JOBS and K_GATES (common-keys).
@@ -214,14 +214,26 @@ local function jset(id, ...)
   rset(K_JOBS, id, ...)
 end
 
--- The field of K_JOBS that tells how job id was last reserved: the lease token when it was
--- reserved ahead (to wait for a free thread) and its start is not recorded yet, '0' otherwise.
--- Written with the record by the reserve, which writes it at every hand-out, so it always speaks of
--- the latest reservation; a start clears it without decoding the record (complete.lua), and a
--- take-back reads it to count the loss (take_back). Older records may still say 'ahead' = '1' in
--- the record itself, which is read as well.
+-- The field of K_JOBS that marks job id's latest reservation: a flag, then the lease token. Flag
+-- 'a': reserved ahead (to wait for a free thread), its start not recorded yet; 's': started (at
+-- once, or its start recorded). Upper case ('A', 'S') when the job has no uniqueness key, batch or
+-- group, so that its completion (without a retention) has nothing to do with its record but
+-- delete it. Written with the record at every hand-out (reserve.lua is the only one), so a mark
+-- that holds a token speaks of the latest reservation, and a job in flight whose mark holds token T
+-- is held under T: a start rewrites the mark alone (complete.lua), a completion of a job marked
+-- 'S' deletes it without decoding its record (complete_job), a take-back reads it to count the
+-- loss (take_back). Records of an earlier release may say 'ahead' = '1' themselves, read as well.
 local function afield(id)
   return id .. ':a'
+end
+
+-- the mark of job record r reserved under token, ahead or started
+local function reservation_mark(r, token, ahead)
+  local flag = ahead and 'a' or 's'
+  if (r[J.uniqueKey] or '') == '' and (r[J.batch] or '') == '' and (r[J.group] or '') == '' then
+    flag = string.upper(flag)
+  end
+  return flag .. token
 end
 
 -- deletes a job: its record, its payload and its reservation mark

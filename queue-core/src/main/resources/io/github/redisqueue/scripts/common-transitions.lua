@@ -123,6 +123,13 @@ end
 -- already completed under that token, 0 stale token (someone reserved it since, or its end was
 -- counted otherwise), -1 no such job.
 local function complete_job(id, token, retention, now)
+  -- started under this token, in flight, and nothing to end but the job itself: deleted without
+  -- decoding its record (see afield)
+  if retention <= 0 and redis.call('HGET', K_JOBS, afield(id)) == 'S' .. token
+      and redis.call('ZREM', K_INFLIGHT, id) == 1 then
+    jdel(id)
+    return 1
+  end
   local r = record(K_JOBS, id)
   local state = r and r[J.state]
   if not state then

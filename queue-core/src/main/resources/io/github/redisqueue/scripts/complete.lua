@@ -25,7 +25,7 @@ local function start_held(id, token, out)
       r[J.ahead] = '0'
       jsave(id, r)
     end
-    redis.call('HSET', K_JOBS, afield(id), '0')
+    redis.call('HSET', K_JOBS, afield(id), reservation_mark(r, token, false))
     out[#out + 1] = 1
   end
 end
@@ -33,10 +33,12 @@ end
 local out = {}
 for i = 5, 4 + 2 * starts, 2 do
   local id, token = ARGV[i], ARGV[i + 1]
-  -- the reservation mark still holds this token and the job is in flight: it is held under it
-  -- (every hand-out rewrites the mark), and its record need not be read
-  if redis.call('HGET', K_JOBS, afield(id)) == token and redis.call('ZSCORE', K_INFLIGHT, id) then
-    redis.call('HSET', K_JOBS, afield(id), '0')
+  -- marked reserved ahead under this token and in flight: held under it (see afield), and its
+  -- record need not be read
+  local mark = redis.call('HGET', K_JOBS, afield(id))
+  local flag = mark and string.sub(mark, 1, 1)
+  if (flag == 'a' or flag == 'A') and string.sub(mark, 2) == token and redis.call('ZSCORE', K_INFLIGHT, id) then
+    redis.call('HSET', K_JOBS, afield(id), ((flag == 'A') and 'S' or 's') .. token)
     out[#out + 1] = 1
   else
     start_held(id, token, out)

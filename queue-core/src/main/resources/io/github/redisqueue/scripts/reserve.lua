@@ -187,8 +187,8 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
           r[J.maxAttempts] = num(max_attempts)
           r[J.ahead] = '0'
           r[J.token], r[J.worker], r[J.leaseUntil], r[J.state] = num(token), worker, deadline_text, 'active'
-          -- reserved ahead (to wait for a free thread): the mark holds the token until the start
-          local mark = (got >= start_now) and r[J.token] or '0'
+          -- reserved ahead (to wait for a free thread) or started at once
+          local mark = reservation_mark(r, r[J.token], got >= start_now)
           if fresh then
             records[K_JOBS][id] = r
             redis.call('HSET', K_JOBS, id, cmsgpack.pack(r), pfield(id), fresh, afield(id), mark)

@@ -126,8 +126,9 @@ public final class JobRecords {
 	}
 
 	/**
-	 * The reservation mark of a job (the field {@code <id>:a}): the lease token of its reservation
-	 * while it is reserved ahead and not started, {@code "0"} otherwise, {@code null} when it has none.
+	 * The reservation mark of a job (the field {@code <id>:a}): a flag ({@code a} reserved ahead and
+	 * not started, {@code s} started; upper case without uniqueness key, batch or group) and the lease
+	 * token of its latest reservation; {@code null} when it has none.
 	 */
 	public @Nullable String mark(String id) {
 		return (String) this.redis.opsForHash().get(this.keys.key("jobs"), id + ":a");

@@ -35,8 +35,8 @@ class JobStartsIntegrationTests extends AbstractRedisIntegrationTests {
 		// the start rewrote the job's mark, not its record
 		assertThat(commandCalls("hset") - hsets).isEqualTo(1);
 		assertThat(jobFields()).containsEntry(jobs.get(0).id(), record)
-			.containsEntry(jobs.get(0).id() + ":a", "0")
-			.containsEntry(jobs.get(1).id() + ":a", Long.toString(jobs.get(1).token()));
+			.containsEntry(jobs.get(0).id() + ":a", "S" + jobs.get(0).token())
+			.containsEntry(jobs.get(1).id() + ":a", "A" + jobs.get(1).token());
 		assertThat(starts.startAndComplete(QUEUE, List.of(jobs.get(1).ref()), List.of(jobs.get(0).ref())).starts())
 			.containsExactly(AckResult.OK);
 		assertThat(queues.completeAll(QUEUE, List.of(jobs.get(1).ref()))).containsExactly(AckResult.OK);
@@ -53,6 +53,37 @@ class JobStartsIntegrationTests extends AbstractRedisIntegrationTests {
 			.containsExactly(AckResult.OK);
 
 		assertThat(jobFields().keySet()).containsExactlyInAnyOrder(id, id + ":p");
+	}
+
+	@Test
+	void aStartedJobWithoutKeyBatchOrGroupIsCompletedWithoutReadingItsRecord() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		queues.enqueue(QUEUE, "a");
+		ReservedJob job = queues.reserveBatch(QUEUE, 1, LEASE, "w1", List.of(), 0, 1).jobs().get(0);
+		// a record that cannot be decoded: only a completion that reads it notices
+		this.redis.opsForHash().put(queues.keys(QUEUE).key("jobs"), job.id(), "damaged");
+
+		assertThat(queues.complete(QUEUE, job.ref())).isEqualTo(AckResult.OK);
+
+		assertThat(jobFields()).isEmpty();
+		assertThat(new QueueAdmin(queues).counts(QUEUE).total("completed")).isEqualTo(1);
+	}
+
+	@Test
+	void aJobWithAUniquenessKeyIsMarkedToBeCompletedTheLongWay() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		queues.enqueue(QUEUE, "a", JobOptions.builder().uniqueKey("only-one").build());
+		ReservedJob job = queues.reserveBatch(QUEUE, 1, LEASE, "w1", List.of(), 0, 0).jobs().get(0);
+		assertThat(jobFields()).containsEntry(job.id() + ":a", "a" + job.token());
+		assertThat(new JobStarts(queues).startAndComplete(QUEUE, List.of(job.ref()), List.of()).starts())
+			.containsExactly(AckResult.OK);
+		assertThat(jobFields()).containsEntry(job.id() + ":a", "s" + job.token());
+
+		assertThat(queues.complete(QUEUE, job.ref())).isEqualTo(AckResult.OK);
+
+		// its key was released with it: the same key is taken again
+		assertThat(queues.enqueue(QUEUE, "b", JobOptions.builder().uniqueKey("only-one").build()).duplicate())
+			.isFalse();
 	}
 
 	@Test
