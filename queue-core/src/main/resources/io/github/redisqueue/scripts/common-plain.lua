@@ -1,6 +1,6 @@
 -- common-plain.lua: the list of plain ready jobs (K_PLAIN), a module of the queue scripts'
 -- prelude (see common-keys.lua).
--- Defines: PLAIN_BASE, plain_prefix, plain_element, plain_id, plain_id_text, plain_fields and
+-- Defines: PLAIN_BASE, plain_prefix, plain_element, plain_id, plain_id_text, PLAIN_PARTS_FROM, plain_fields_written, plain_fields and
 -- plain_record (plain elements); TOMBS, plain_tombstone, is_tombstone, ready_count and
 -- tombs_dropped (the tombstones of deleted plain jobs); pop_ready (the head of ready: K_READY and
 -- K_PLAIN merged by score); PLAIN_WINDOW, plain_match and plain_find (a plain job by its id).
@@ -58,11 +58,58 @@ local function plain_id_text(element)
   return digits
 end
 
+-- the fields of a plain element as plain_element writes them, read without copying the payload
+-- twice: the array header, the first three values, then the payload's string header read here, so
+-- that the payload is copied once (a 10 KB payload costs a copy, not a copy and a decode); nil
+-- when the element is not in that form exactly (plain_fields then decodes it whole). Used for
+-- elements longer than PLAIN_PARTS_FROM bytes (below, a whole decode is quicker: 0.9 against 1.1 us
+-- at 60 bytes; at 10 KB 25.8 against 13.6 us, in EVAL loops on the development machine)
+local PLAIN_PARTS_FROM = 512
+
+local function plain_fields_written(element, at)
+  if string.byte(element, at + 1) ~= 148 then
+    return nil
+  end
+  -- offsets are 0-based: the array header is at 'at'
+  local ok, after, headers, max_attempts, enqueued_at = pcall(cmsgpack.unpack_limit, element, 3, at + 1)
+  if not ok or type(after) ~= 'number' or type(headers) ~= 'string' or max_attempts == nil or enqueued_at == nil then
+    return nil
+  end
+  local b, start, size = string.byte(element, after + 1), nil, nil
+  if not b then
+    return nil
+  elseif b >= 160 and b <= 191 then
+    start, size = after + 2, b - 160
+  elseif b == 217 and #element >= after + 2 then
+    start, size = after + 3, string.byte(element, after + 2)
+  elseif b == 218 and #element >= after + 3 then
+    local b1, b2 = string.byte(element, after + 2, after + 3)
+    start, size = after + 4, b1 * 256 + b2
+  elseif b == 219 and #element >= after + 5 then
+    local b1, b2, b3, b4 = string.byte(element, after + 2, after + 5)
+    start, size = after + 6, ((b1 * 256 + b2) * 256 + b3) * 256 + b4
+  else
+    return nil
+  end
+  if start + size - 1 ~= #element then
+    return nil
+  end
+  return {headers, max_attempts, enqueued_at, string.sub(element, start)}
+end
+
 -- the fields of a plain element: headers, max attempts, enqueue time, payload; when it cannot be
 -- used: nil, the reason and its payload (the whole element when even that cannot be read)
 local function plain_fields(element)
   local at = string.find(element, ':', 1, true)
-  local ok, t = pcall(cmsgpack.unpack, string.sub(element, (at or 0) + 1))
+  -- a short element decodes whole faster than it is read by parts
+  local t = nil
+  if at and #element > PLAIN_PARTS_FROM then
+    t = plain_fields_written(element, at)
+  end
+  local ok = t ~= nil
+  if not ok then
+    ok, t = pcall(cmsgpack.unpack, string.sub(element, (at or 0) + 1))
+  end
   if not at or not ok or type(t) ~= 'table' or #t ~= 4 then
     return nil, 'corrupt job: plain ready entry cannot be read', element
   end

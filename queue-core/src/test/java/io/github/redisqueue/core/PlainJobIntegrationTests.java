@@ -74,6 +74,32 @@ class PlainJobIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	@Test
+	void plainJobsOfEveryPayloadLengthAreHandedOutWhole() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		// each length takes another MessagePack string header: 1 byte up to 31, 2 up to 255, 3 up
+		// to 65,535, 5 beyond
+		List<String> payloads = IntStream.of(0, 29, 30, 253, 254, 65_533, 65_534, 70_000)
+			.mapToObj((n) -> "x".repeat(n))
+			.toList();
+		List<String> ids = queues.enqueueAll(QUEUE, payloads, JobOptions.defaults())
+			.stream()
+			.map(EnqueueResult::id)
+			.toList();
+
+		List<ReservedJob> jobs = new ArrayList<>();
+		while (jobs.size() < payloads.size()) {
+			List<ReservedJob> got = queues.reserve(QUEUE, payloads.size(), LEASE);
+			assertThat(got).isNotEmpty();
+			jobs.addAll(got);
+		}
+
+		assertThat(jobs).extracting(ReservedJob::id).containsExactlyElementsOf(ids);
+		assertThat(jobs).extracting(ReservedJob::payloadAsString)
+			.containsExactlyElementsOf(payloads.stream().map((p) -> '"' + p + '"').toList());
+		assertThat(new QueueAdmin(queues).counts(QUEUE).dead()).isZero();
+	}
+
+	@Test
 	void everyJobOfALongPlainListIsFoundByIdAndNoOtherIs() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		QueueAdmin admin = new QueueAdmin(queues);
