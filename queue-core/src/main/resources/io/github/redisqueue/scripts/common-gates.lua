@@ -6,7 +6,7 @@
 -- its end counted at its gate and in the history).
 -- Relies on: HISTORY_FAILED and history_add (common-history); K_READY, K_DELAYED, K_DEAD, K_EXPIRY, K_STATS, K_JOBS, K_BATCHES, K_BATCHES_DONE,
 -- K_GATES, K_GATE_WAIT, K_BATCHES_UNTIL and CHANNEL (common-keys); int, rget, rset, rdel, rexists,
--- jget, jset and jdel (common-records); next_seq and ready_score (common-sequence); dmember,
+-- afield, jget, jset and jdel (common-records); next_seq and ready_score (common-sequence); dmember,
 -- dmember_id and dead_score (common-jobs); delayed_head and wake (common-wake); release_unique
 -- (common-unique).
 -- Invariants: a gate never holds more admitted jobs than its cap (admits - ends <= cap); a job's
@@ -218,6 +218,8 @@ end
 
 local function to_dead(id, reason, now)
   jset(id, 'state', 'dead', 'error', reason, 'finishedAt', now, 'worker', '')
+  -- a dead job holds no reservation: its mark goes (see afield)
+  redis.call('HDEL', K_JOBS, afield(id))
   redis.call('ZADD', K_DEAD, dead_score(jget(id, {'readyAt'})[1], now), id)
   local u = jget(id, {'uniqueKey', 'uniqueTtl', 'batch', 'group'})
   release_unique(id, u[1], u[2], false, now)

@@ -27,9 +27,14 @@ local function take_back(ids, now, reason)
     if not gone(id, f) then
       local bad = (not f[1] and 'corrupt job: field state is missing') or corrupt(f, names, {2, 3})
       local field, count, limit = 'lost', (tonumber(f[4]) or 0) + 1, tonumber(f[2])
-      -- the mark speaks for the reservation under the record's token only (see afield)
+      -- the mark speaks for the reservation under the record's token (see afield); without one,
+      -- the record's own field (a reservation by an earlier release)
       local mark = f[7] and redis.call('HGET', K_JOBS, afield(id))
-      local ahead = f[5] == '1' or (mark and (mark == 'a' .. f[7] or mark == 'A' .. f[7]))
+      local ahead = f[5] == '1'
+      if mark and string.sub(mark, 2) == f[7] then
+        local flag = string.sub(mark, 1, 1)
+        ahead = flag == 'a' or flag == 'A'
+      end
       redis.call('HDEL', K_JOBS, afield(id))
       if ahead then
         field, count, limit = 'lostAhead', (tonumber(f[6]) or 0) + 1, AHEAD_FACTOR * (tonumber(f[2]) or 0)

@@ -125,7 +125,7 @@ end
 local function complete_job(id, token, retention, now)
   -- started under this token, in flight, and nothing to end but the job itself: deleted without
   -- decoding its record (see afield)
-  if retention <= 0 and redis.call('HGET', K_JOBS, afield(id)) == 'S' .. token
+  if retention <= 0 and token and redis.call('HGET', K_JOBS, afield(id)) == 'S' .. token
       and redis.call('ZREM', K_INFLIGHT, id) == 1 then
     jdel(id)
     return 1

@@ -26,7 +26,7 @@ end
 local count, refused, woken = 0, 0, 0
 for _, id in ipairs(ids) do
   if redis.call('ZSCORE', K_DEAD, id) then
-    local names = {'state', 'priority', 'uniqueKey', 'expireAt', 'ofGroup'}
+    local names = {'state', 'priority', 'uniqueKey', 'expireAt', 'ofGroup', 'token'}
     local f = jget(id, names)
     local holder = false
     if op == 'retry' and f[3] and f[3] ~= '' then
@@ -51,9 +51,10 @@ for _, id in ipairs(ids) do
       redis.call('ZREM', K_DEAD, id)
       local score = ready_score(tonumber(f[2]), next_seq())
       -- a retried job starts afresh, outside the batch that counted its death (so that no batch
-      -- end refuses its completion), with no loss counted under either limit
+      -- end refuses its completion), with no loss counted under either limit; its token moves
+      -- on, so that neither its last holder's token nor any earlier one is ever handed out again
       jset(id, 'state', 'ready', 'readyAt', now, 'attempts', 0, 'lost', 0, 'score', score, 'finishedAt', 0,
-        'progress', false, 'token', '0', 'ofBatch', false, 'lostAhead', 0, 'ahead', false)
+        'progress', false, 'token', (tonumber(f[6]) or 0) + 1, 'ofBatch', false, 'lostAhead', 0, 'ahead', false)
       local expire_at = tonumber(f[4]) or 0
       if expire_at > 0 and expire_at <= now then
         jset(id, 'expireAt', 0)

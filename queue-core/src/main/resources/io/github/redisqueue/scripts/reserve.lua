@@ -185,10 +185,12 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
             max_attempts = override
           end
           r[J.maxAttempts] = num(max_attempts)
-          r[J.ahead] = '0'
+          local ahead = got >= start_now
+          -- also in the record, for instances of an earlier release that read only the record
+          r[J.ahead] = ahead and '1' or '0'
           r[J.token], r[J.worker], r[J.leaseUntil], r[J.state] = num(token), worker, deadline_text, 'active'
           -- reserved ahead (to wait for a free thread) or started at once
-          local mark = reservation_mark(r, r[J.token], got >= start_now)
+          local mark = reservation_mark(r, r[J.token], ahead)
           if fresh then
             records[K_JOBS][id] = r
             redis.call('HSET', K_JOBS, id, cmsgpack.pack(r), pfield(id), fresh, afield(id), mark)

@@ -34,6 +34,8 @@ class JobStartsIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(result.starts()).containsExactly(AckResult.OK);
 		// the start rewrote the job's mark, not its record
 		assertThat(commandCalls("hset") - hsets).isEqualTo(1);
+		// the record says reserved ahead too, for instances of an earlier release, which read only it
+		assertThat(new JobRecords(this.redis, queues, QUEUE).fields(jobs.get(1).id())).containsEntry("ahead", "1");
 		assertThat(jobFields()).containsEntry(jobs.get(0).id(), record)
 			.containsEntry(jobs.get(0).id() + ":a", "S" + jobs.get(0).token())
 			.containsEntry(jobs.get(1).id() + ":a", "A" + jobs.get(1).token());
@@ -129,6 +131,35 @@ class JobStartsIntegrationTests extends AbstractRedisIntegrationTests {
 		reserveOnceLapsed(queues, "w3", 1);
 
 		assertThat(losses(records, id)).containsExactly("1", "1");
+	}
+
+	@Test
+	void aJobDeadLetteredByItsHolderKeepsNoMark() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		String id = queues.enqueue(QUEUE, "a").id();
+		ReservedJob job = queues.reserveBatch(QUEUE, 1, LEASE, "w1", List.of(), 0, 1).jobs().get(0);
+
+		queues.deadLetter(QUEUE, job.ref(), "boom");
+
+		assertThat(jobFields().keySet()).containsExactlyInAnyOrder(id, id + ":p");
+	}
+
+	@Test
+	void aHolderWhoseJobWasTakenBackCannotCompleteItAfterARetryFromTheDeadLetters() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		queues.enqueue(QUEUE, "a");
+		ReservedJob first = queues.reserveBatch(QUEUE, 1, LEASE, "w1", List.of(), 0, 1).jobs().get(0);
+		ReservedJob second = reserveOnceLapsed(queues, "w2", 1);
+		queues.deadLetter(QUEUE, second.ref(), "boom");
+		assertThat(new QueueAdmin(queues).retryDead(QUEUE, first.id())).isTrue();
+		ReservedJob third = queues.reserveBatch(QUEUE, 1, LEASE, "w3", List.of(), 0, 1).jobs().get(0);
+
+		AckResult late = queues.complete(QUEUE, first.ref());
+
+		// no token is handed out twice: the first holder's late completion is stale
+		assertThat(List.of(first.token(), second.token(), third.token())).doesNotHaveDuplicates();
+		assertThat(late).isEqualTo(AckResult.STALE_TOKEN);
+		assertThat(queues.complete(QUEUE, third.ref())).isEqualTo(AckResult.OK);
 	}
 
 	/**
