@@ -3,7 +3,7 @@
 -- Defines: take_back (jobs taken from a holder that gave no outcome), OUTAGE_MIN, OUTAGE_CAP,
 -- SEEN_EVERY, outage, watch_outage, lapsed, reclaim and walk_inflight.
 -- Relies on: K_READY, K_INFLIGHT, K_STATS, K_JOBS, SLICE, SLICE_BYTES and AHEAD_FACTOR
--- (common-keys); int, afield, jget and jset (common-records); corrupt and gone (common-jobs); wake
+-- (common-keys); int, afield, mark_flag, jget and jset (common-records); corrupt and gone (common-jobs); wake
 -- (common-wake); to_dead (common-gates).
 -- Invariants: a script calls watch_outage before any check of a deadline (lapsed, reclaim), so
 -- that a lease that ran out while Redis was away lasts until its holder could extend it; a job
@@ -29,10 +29,9 @@ local function take_back(ids, now, reason)
       local field, count, limit = 'lost', (tonumber(f[4]) or 0) + 1, tonumber(f[2])
       -- the mark speaks for the reservation under the record's token (see afield); without one,
       -- the record's own field (a reservation by an earlier release)
-      local mark = f[7] and redis.call('HGET', K_JOBS, afield(id))
+      local flag = mark_flag(id, f[7])
       local ahead = f[5] == '1'
-      if mark and string.sub(mark, 2) == f[7] then
-        local flag = string.sub(mark, 1, 1)
+      if flag then
         ahead = flag == 'a' or flag == 'A'
       end
       redis.call('HDEL', K_JOBS, afield(id))

@@ -3,7 +3,7 @@
 -- Defines: ready_since; int and num (numbers as exact decimal strings, as Redis stores them) and
 -- text; FIELDS and POSITION (the fields of a job record and of a gate record, and their
 -- positions), J (the positions of a job's fields) and records (the cache of decoded records);
--- blank, record, rget, write, rset, rdel, rexists (records of either kind); pfield, afield, reservation_mark, pack_job,
+-- blank, record, rget, write, rset, rdel, rexists (records of either kind); pfield, afield, mark_flag, reservation_mark, pack_job,
 -- jsave, jcreate, jget, jset, jdel, jpayload, jsize (job records and payloads); pack_gate and
 -- gate_context (gate records and a batch's completion payload).
 -- Relies on: K_JOBS and K_GATES (common-keys).
@@ -225,6 +225,15 @@ end
 -- loss (take_back). Records of an earlier release may say 'ahead' = '1' themselves, read as well.
 local function afield(id)
   return id .. ':a'
+end
+
+-- the flag of job id's mark when the mark holds token ('a', 'A', 's' or 'S'), else nil
+local function mark_flag(id, token)
+  local mark = token and redis.call('HGET', K_JOBS, afield(id))
+  if mark and string.sub(mark, 2) == token then
+    return string.sub(mark, 1, 1)
+  end
+  return nil
 end
 
 -- the mark of job record r reserved under token, ahead or started

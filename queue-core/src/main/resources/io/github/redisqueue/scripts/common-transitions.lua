@@ -4,7 +4,7 @@
 -- count_completed and completed_recently (completions per 10-second bucket), not_held (the
 -- fencing check of an acknowledgement), complete_job, delay_job and next_due.
 -- Relies on: HISTORY_COMPLETED and history_add (common-history); K_READY, K_DELAYED, K_INFLIGHT, K_DEAD, K_DONE, K_EXPIRY, K_STATS and K_JOBS
--- (common-keys); J, record, num, afield, jsave, jget, jset and jdel (common-records); next_seq and
+-- (common-keys); J, record, num, afield, mark_flag, jsave, jget, jset and jdel (common-records); next_seq and
 -- ready_score (common-sequence); dmember, dmember_id, corrupt and gone (common-jobs);
 -- delayed_head and wake (common-wake); release_unique (common-unique); gate_end and to_dead
 -- (common-gates).
@@ -125,7 +125,7 @@ end
 local function complete_job(id, token, retention, now)
   -- started under this token, in flight, and nothing to end but the job itself: deleted without
   -- decoding its record (see afield)
-  if retention <= 0 and token and redis.call('HGET', K_JOBS, afield(id)) == 'S' .. token
+  if retention <= 0 and mark_flag(id, token) == 'S'
       and redis.call('ZREM', K_INFLIGHT, id) == 1 then
     jdel(id)
     return 1

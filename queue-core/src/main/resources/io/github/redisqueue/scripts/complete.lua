@@ -35,9 +35,8 @@ for i = 5, 4 + 2 * starts, 2 do
   local id, token = ARGV[i], ARGV[i + 1]
   -- marked reserved ahead under this token and in flight: held under it (see afield), and its
   -- record need not be read
-  local mark = redis.call('HGET', K_JOBS, afield(id))
-  local flag = mark and string.sub(mark, 1, 1)
-  if (flag == 'a' or flag == 'A') and string.sub(mark, 2) == token and redis.call('ZSCORE', K_INFLIGHT, id) then
+  local flag = mark_flag(id, token)
+  if (flag == 'a' or flag == 'A') and redis.call('ZSCORE', K_INFLIGHT, id) then
     redis.call('HSET', K_JOBS, afield(id), ((flag == 'A') and 'S' or 's') .. token)
     out[#out + 1] = 1
   else

@@ -50,7 +50,7 @@ class JobStartsIntegrationTests extends AbstractRedisIntegrationTests {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
 				QueueSettings.builder().completedRetention(Duration.ofHours(1)).build());
 		String id = queues.enqueue(QUEUE, "a").id();
-		ReservedJob job = queues.reserveBatch(QUEUE, 1, LEASE, "w1", List.of(), 0, 0).jobs().get(0);
+		ReservedJob job = reserveOne(queues, "w1", 0);
 		assertThat(new JobStarts(queues).startAndComplete(QUEUE, List.of(job.ref()), List.of(job.ref())).starts())
 			.containsExactly(AckResult.OK);
 
@@ -61,7 +61,7 @@ class JobStartsIntegrationTests extends AbstractRedisIntegrationTests {
 	void aStartedJobWithoutKeyBatchOrGroupIsCompletedWithoutReadingItsRecord() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		queues.enqueue(QUEUE, "a");
-		ReservedJob job = queues.reserveBatch(QUEUE, 1, LEASE, "w1", List.of(), 0, 1).jobs().get(0);
+		ReservedJob job = reserveOne(queues, "w1", 1);
 		// a record that cannot be decoded: only a completion that reads it notices
 		this.redis.opsForHash().put(queues.keys(QUEUE).key("jobs"), job.id(), "damaged");
 
@@ -75,7 +75,7 @@ class JobStartsIntegrationTests extends AbstractRedisIntegrationTests {
 	void aJobWithAUniquenessKeyIsMarkedToBeCompletedTheLongWay() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		queues.enqueue(QUEUE, "a", JobOptions.builder().uniqueKey("only-one").build());
-		ReservedJob job = queues.reserveBatch(QUEUE, 1, LEASE, "w1", List.of(), 0, 0).jobs().get(0);
+		ReservedJob job = reserveOne(queues, "w1", 0);
 		assertThat(jobFields()).containsEntry(job.id() + ":a", "a" + job.token());
 		assertThat(new JobStarts(queues).startAndComplete(QUEUE, List.of(job.ref()), List.of()).starts())
 			.containsExactly(AckResult.OK);
@@ -92,7 +92,7 @@ class JobStartsIntegrationTests extends AbstractRedisIntegrationTests {
 	void aLateStartOfAJobLostAndStartedAtOnceElsewhereIsRefused() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		queues.enqueue(QUEUE, "a");
-		ReservedJob first = queues.reserveBatch(QUEUE, 1, LEASE, "w1", List.of(), 0, 0).jobs().get(0);
+		ReservedJob first = reserveOne(queues, "w1", 0);
 		ReservedJob second = reserveOnceLapsed(queues, "w2", 1);
 
 		JobStarts.Result late = new JobStarts(queues).startAndComplete(QUEUE, List.of(first.ref()), List.of());
@@ -107,7 +107,7 @@ class JobStartsIntegrationTests extends AbstractRedisIntegrationTests {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		JobStarts starts = new JobStarts(queues);
 		queues.enqueue(QUEUE, "a");
-		ReservedJob first = queues.reserveBatch(QUEUE, 1, LEASE, "w1", List.of(), 0, 0).jobs().get(0);
+		ReservedJob first = reserveOne(queues, "w1", 0);
 		ReservedJob second = reserveOnceLapsed(queues, "w2", 0);
 
 		assertThat(starts.startAndComplete(QUEUE, List.of(first.ref()), List.of()).starts())
@@ -137,7 +137,7 @@ class JobStartsIntegrationTests extends AbstractRedisIntegrationTests {
 	void aJobDeadLetteredByItsHolderKeepsNoMark() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		String id = queues.enqueue(QUEUE, "a").id();
-		ReservedJob job = queues.reserveBatch(QUEUE, 1, LEASE, "w1", List.of(), 0, 1).jobs().get(0);
+		ReservedJob job = reserveOne(queues, "w1", 1);
 
 		queues.deadLetter(QUEUE, job.ref(), "boom");
 
@@ -148,11 +148,11 @@ class JobStartsIntegrationTests extends AbstractRedisIntegrationTests {
 	void aHolderWhoseJobWasTakenBackCannotCompleteItAfterARetryFromTheDeadLetters() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		queues.enqueue(QUEUE, "a");
-		ReservedJob first = queues.reserveBatch(QUEUE, 1, LEASE, "w1", List.of(), 0, 1).jobs().get(0);
+		ReservedJob first = reserveOne(queues, "w1", 1);
 		ReservedJob second = reserveOnceLapsed(queues, "w2", 1);
 		queues.deadLetter(QUEUE, second.ref(), "boom");
 		assertThat(new QueueAdmin(queues).retryDead(QUEUE, first.id())).isTrue();
-		ReservedJob third = queues.reserveBatch(QUEUE, 1, LEASE, "w3", List.of(), 0, 1).jobs().get(0);
+		ReservedJob third = reserveOne(queues, "w3", 1);
 
 		AckResult late = queues.complete(QUEUE, first.ref());
 
@@ -160,6 +160,11 @@ class JobStartsIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(List.of(first.token(), second.token(), third.token())).doesNotHaveDuplicates();
 		assertThat(late).isEqualTo(AckResult.STALE_TOKEN);
 		assertThat(queues.complete(QUEUE, third.ref())).isEqualTo(AckResult.OK);
+	}
+
+	/** Reserves the queue's next job, started at once ({@code startNow} 1) or ahead (0). */
+	private static ReservedJob reserveOne(QueueTemplate queues, String worker, int startNow) {
+		return queues.reserveBatch(QUEUE, 1, LEASE, worker, List.of(), 0, startNow).jobs().get(0);
 	}
 
 	/**
