@@ -30,24 +30,66 @@ local function start_held(id, token, out)
   end
 end
 
+-- the starts that the marks speak for (marked reserved ahead under the pair's token and in flight:
+-- held under it, see afield), taken together without reading a record: one HMGET, one ZMSCORE and
+-- one HSET per run of MARKED_RUN pairs; returns the set of their ARGV indexes. A pair that
+-- repeats an id of an earlier one is left to start_held.
+local function start_marked(first, last)
+  local started, seen = {}, {}
+  for from = first, last, 2 * MARKED_RUN do
+    local fields, at = {}, {}
+    for i = from, math.min(last, from + 2 * MARKED_RUN - 1), 2 do
+      if not seen[ARGV[i]] then
+        seen[ARGV[i]] = true
+        fields[#fields + 1] = afield(ARGV[i])
+        at[#at + 1] = i
+      end
+    end
+    local marks = redis.call('HMGET', K_JOBS, unpack(fields))
+    local ids, flags, ids_at = {}, {}, {}
+    for k, i in ipairs(at) do
+      local mark, token = marks[k], ARGV[i + 1]
+      local flag = mark and string.sub(mark, 2) == token and string.sub(mark, 1, 1)
+      if flag == 'a' or flag == 'A' then
+        ids[#ids + 1], flags[#flags + 1], ids_at[#ids_at + 1] = ARGV[i], flag, i
+      end
+    end
+    if #ids > 0 then
+      local scores = redis.call('ZMSCORE', K_INFLIGHT, unpack(ids))
+      local writes = {}
+      for k, id in ipairs(ids) do
+        if scores[k] then
+          writes[#writes + 1] = afield(id)
+          writes[#writes + 1] = ((flags[k] == 'A') and 'S' or 's') .. ARGV[ids_at[k] + 1]
+          started[ids_at[k]] = true
+        end
+      end
+      if #writes > 0 then
+        redis.call('HSET', K_JOBS, unpack(writes))
+      end
+    end
+  end
+  return started
+end
+
 local out = {}
+local started = (starts > 0) and start_marked(5, 4 + 2 * starts) or {}
 for i = 5, 4 + 2 * starts, 2 do
-  local id, token = ARGV[i], ARGV[i + 1]
-  -- marked reserved ahead under this token and in flight: held under it (see afield), and its
-  -- record need not be read
-  local flag = mark_flag(id, token)
-  if (flag == 'a' or flag == 'A') and redis.call('ZSCORE', K_INFLIGHT, id) then
-    redis.call('HSET', K_JOBS, afield(id), ((flag == 'A') and 'S' or 's') .. token)
+  if started[i] then
     out[#out + 1] = 1
   else
-    start_held(id, token, out)
+    start_held(ARGV[i], ARGV[i + 1], out)
   end
 end
-local done = 0
-for i = 5 + 2 * starts, #ARGV, 2 do
-  local result = complete_job(ARGV[i], ARGV[i + 1], retention, now)
-  if result == 1 then
-    done = done + 1
+local first = 5 + 2 * starts
+local marked, done = complete_marked(first, #ARGV, retention)
+for i = first, #ARGV, 2 do
+  local result = 1
+  if not marked[i] then
+    result = complete_job(ARGV[i], ARGV[i + 1], retention, now)
+    if result == 1 then
+      done = done + 1
+    end
   end
   out[#out + 1] = result
 end

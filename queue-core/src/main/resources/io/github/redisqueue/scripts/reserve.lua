@@ -80,9 +80,13 @@ end
 wake_owed = 0
 local stale, missing, completed = 0, 0, 0
 local retention = tonumber(ARGV[8]) or 0
+local marked
+marked, completed = complete_marked(12, #ARGV, retention)
 for i = 12, #ARGV, 2 do
-  local result = complete_job(ARGV[i], ARGV[i + 1], retention, now)
-  if result == 1 then
+  local result = marked[i] and 1 or complete_job(ARGV[i], ARGV[i + 1], retention, now)
+  if marked[i] then
+    -- counted by complete_marked
+  elseif result == 1 then
     completed = completed + 1
   elseif result == 0 then
     stale = stale + 1
@@ -129,6 +133,16 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
       break
     end
     tombs = tombs - dropped
+    -- the records, payloads and marks of the jobs handed out, and their leases: written together
+    -- (one HSET and one ZADD) once the run of popped jobs is handled, or every MARKED_RUN jobs
+    local writes, leases = {}, {}
+    local function hand_out()
+      if #leases > 0 then
+        redis.call('HSET', K_JOBS, unpack(writes))
+        redis.call('ZADD', K_INFLIGHT, unpack(leases))
+        writes, leases = {}, {}
+      end
+    end
     for _, entry in ipairs(popped) do
       local id, element = entry[1], entry[2]
       -- fresh: the payload of a plain job whose record is not written yet (it is written once, as
@@ -191,13 +205,20 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
           r[J.token], r[J.worker], r[J.leaseUntil], r[J.state] = num(token), worker, deadline_text, 'active'
           -- reserved ahead (to wait for a free thread) or started at once
           local mark = reservation_mark(r, r[J.token], ahead)
+          local w = #writes
           if fresh then
             records[K_JOBS][id] = r
-            redis.call('HSET', K_JOBS, id, cmsgpack.pack(r), pfield(id), fresh, afield(id), mark)
+            writes[w + 1], writes[w + 2], writes[w + 3], writes[w + 4] = id, cmsgpack.pack(r), pfield(id), fresh
+            w = w + 4
           else
-            redis.call('HSET', K_JOBS, id, pack_job(id, r), afield(id), mark)
+            writes[w + 1], writes[w + 2] = id, pack_job(id, r)
+            w = w + 2
           end
-          redis.call('ZADD', K_INFLIGHT, deadline, id)
+          writes[w + 1], writes[w + 2] = afield(id), mark
+          leases[#leases + 1], leases[#leases + 2] = deadline, id
+          if #leases >= 2 * MARKED_RUN then
+            hand_out()
+          end
           if tonumber(f[10]) and tonumber(f[10]) > 0 then
             redis.call('ZREM', K_EXPIRY, id)
           end
@@ -217,6 +238,7 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
         end
       end
     end
+    hand_out()
   end
   out[4] = got
   if got < n and (bytes >= PAYLOAD_BUDGET or budget <= 0 or tombs <= 0) and ready_count() > 0 then

@@ -46,6 +46,58 @@ class JobStartsIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	@Test
+	void theStartsAndCompletionsOfManyJobsTakeOneWriteOfEachKindPerCall() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		JobStarts starts = new JobStarts(queues);
+		queues.enqueueAll(QUEUE, List.of("a", "b", "c", "d", "e", "f", "g", "h", "i", "j"), JobOptions.defaults());
+		long zadds = commandCalls("zadd");
+		List<ReservedJob> jobs = queues.reserveBatch(QUEUE, 10, LEASE, "w1", List.of(), 0, 0).jobs();
+		// the ten leases in one ZADD (one per job before)
+		assertThat(commandCalls("zadd") - zadds).isEqualTo(1);
+		List<JobRef> refs = jobs.stream().map(ReservedJob::ref).toList();
+		long hsets = commandCalls("hset");
+
+		assertThat(starts.startAndComplete(QUEUE, refs, List.of()).starts()).hasSize(10).containsOnly(AckResult.OK);
+
+		// ten marks rewritten in one HSET (one per job before)
+		assertThat(commandCalls("hset") - hsets).isEqualTo(1);
+		assertThat(jobFields()).containsEntry(jobs.get(9).id() + ":a", "S" + jobs.get(9).token());
+		long hdels = commandCalls("hdel");
+		long zrems = commandCalls("zrem");
+
+		assertThat(queues.completeAll(QUEUE, refs)).hasSize(10).containsOnly(AckResult.OK);
+
+		assertThat(commandCalls("hdel") - hdels).isEqualTo(1);
+		assertThat(commandCalls("zrem") - zrems).isEqualTo(1);
+		assertThat(jobFields()).isEmpty();
+		assertThat(new QueueAdmin(queues).counts(QUEUE).total("completed")).isEqualTo(10);
+	}
+
+	@Test
+	void aCallThatNamesAJobTwiceOrMixesMarkedJobsWithOthersAnswersEachPairAsBefore() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		JobStarts starts = new JobStarts(queues);
+		queues.enqueue(QUEUE, "plain");
+		queues.enqueue(QUEUE, "keyed", JobOptions.builder().uniqueKey("only-one").build());
+		queues.enqueue(QUEUE, "other");
+		List<ReservedJob> jobs = queues.reserveBatch(QUEUE, 3, LEASE, "w1", List.of(), 0, 0).jobs();
+		JobRef plain = jobs.get(0).ref();
+		JobRef keyed = jobs.get(1).ref();
+		JobRef stale = new JobRef(jobs.get(2).id(), jobs.get(2).token() + 1);
+
+		assertThat(starts.startAndComplete(QUEUE, List.of(plain, plain, keyed, stale), List.of()).starts())
+			.containsExactly(AckResult.OK, AckResult.OK, AckResult.OK, AckResult.STALE_TOKEN);
+		assertThat(queues.completeAll(QUEUE, List.of(plain, stale, plain, keyed, jobs.get(2).ref())))
+			.containsExactly(AckResult.OK, AckResult.STALE_TOKEN, AckResult.NOT_FOUND, AckResult.OK, AckResult.OK);
+
+		assertThat(jobFields()).isEmpty();
+		assertThat(new QueueAdmin(queues).counts(QUEUE).total("completed")).isEqualTo(3);
+		// the key was released with its job: it may be enqueued again
+		assertThat(queues.enqueue(QUEUE, "again", JobOptions.builder().uniqueKey("only-one").build()).duplicate())
+			.isFalse();
+	}
+
+	@Test
 	void aCompletedJobKeptUnderARetentionKeepsNoMark() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
 				QueueSettings.builder().completedRetention(Duration.ofHours(1)).build());
