@@ -32,20 +32,24 @@ end
 
 -- the starts that the marks speak for (marked reserved ahead under the pair's token and in flight:
 -- held under it, see afield), taken together without reading a record: one HMGET, one ZMSCORE and
--- one HSET per run of MARKED_RUN pairs; returns the set of their ARGV indexes. A pair that
--- repeats an id of an earlier one is left to start_held.
+-- one HSET per run of MARKED_RUN pairs. Returns the set of their ARGV indexes, and the set of the
+-- indexes of the pairs it looked at (the first to name each id): a pair that repeats an id of an
+-- earlier one is left to the caller, which reads its mark when its turn comes (an earlier pair may
+-- have rewritten it).
 local function start_marked(first, last)
-  local started, seen = {}, {}
+  local started, seen, looked = {}, {}, {}
   for from = first, last, 2 * MARKED_RUN do
     local fields, at = {}, {}
     for i = from, math.min(last, from + 2 * MARKED_RUN - 1), 2 do
       if not seen[ARGV[i]] then
         seen[ARGV[i]] = true
+        looked[i] = true
         fields[#fields + 1] = afield(ARGV[i])
         at[#at + 1] = i
       end
     end
-    local marks = redis.call('HMGET', K_JOBS, unpack(fields))
+    -- a run of pairs that all repeat earlier ids reads nothing (HMGET wants a field)
+    local marks = (#fields > 0) and redis.call('HMGET', K_JOBS, unpack(fields)) or {}
     local ids, flags, ids_at = {}, {}, {}
     for k, i in ipairs(at) do
       local mark, token = marks[k], ARGV[i + 1]
@@ -69,16 +73,29 @@ local function start_marked(first, last)
       end
     end
   end
-  return started
+  return started, looked
 end
 
 local out = {}
-local started = (starts > 0) and start_marked(5, 4 + 2 * starts) or {}
+local started, looked = {}, {}
+if starts > 0 then
+  started, looked = start_marked(5, 4 + 2 * starts)
+end
 for i = 5, 4 + 2 * starts, 2 do
+  local id, token = ARGV[i], ARGV[i + 1]
   if started[i] then
     out[#out + 1] = 1
+  elseif looked[i] then
+    start_held(id, token, out)
   else
-    start_held(ARGV[i], ARGV[i + 1], out)
+    -- an id named again: its mark as the pairs before left it
+    local flag = mark_flag(id, token)
+    if (flag == 'a' or flag == 'A') and redis.call('ZSCORE', K_INFLIGHT, id) then
+      redis.call('HSET', K_JOBS, afield(id), ((flag == 'A') and 'S' or 's') .. token)
+      out[#out + 1] = 1
+    else
+      start_held(id, token, out)
+    end
   end
 end
 local first = 5 + 2 * starts

@@ -1,6 +1,7 @@
 package io.github.redisqueue.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -95,6 +96,42 @@ class JobStartsIntegrationTests extends AbstractRedisIntegrationTests {
 		// the key was released with its job: it may be enqueued again
 		assertThat(queues.enqueue(QUEUE, "again", JobOptions.builder().uniqueKey("only-one").build()).duplicate())
 			.isFalse();
+	}
+
+	@Test
+	void aJobNamedAgainAfterAStaleStartIsStartedByItsMarkAlone() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		queues.enqueue(QUEUE, "a");
+		ReservedJob job = reserveOne(queues, "w1", 0);
+		Object record = jobFields().get(job.id());
+		JobRef stale = new JobRef(job.id(), job.token() + 1);
+
+		assertThat(new JobStarts(queues).startAndComplete(QUEUE, List.of(stale, job.ref()), List.of()).starts())
+			.containsExactly(AckResult.STALE_TOKEN, AckResult.OK);
+
+		// as for a job named once: the mark rewritten, the record (which says 'ahead') left as it was
+		assertThat(jobFields()).containsEntry(job.id(), record).containsEntry(job.id() + ":a", "S" + job.token());
+	}
+
+	@Test
+	void startsOfMoreJobsThanOneRunNamingAJobTwiceAreAllRecorded() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		List<String> payloads = new ArrayList<>();
+		for (int i = 0; i < 500; i++) {
+			payloads.add("p" + i);
+		}
+		queues.enqueueAll(QUEUE, payloads, JobOptions.defaults());
+		List<ReservedJob> jobs = queues.reserveBatch(QUEUE, 500, LEASE, "w1", List.of(), 0, 0).jobs();
+		assertThat(jobs).hasSize(500);
+		List<JobRef> refs = new ArrayList<>(jobs.stream().map(ReservedJob::ref).toList());
+		// the 501st pair names the first job again: the second run of pairs names no new job
+		refs.add(jobs.get(0).ref());
+
+		assertThat(new JobStarts(queues).startAndComplete(QUEUE, refs, List.of()).starts()).hasSize(501)
+			.containsOnly(AckResult.OK);
+
+		assertThat(queues.completeAll(QUEUE, refs)).hasSize(501).containsOnly(AckResult.OK, AckResult.NOT_FOUND);
+		assertThat(jobFields()).isEmpty();
 	}
 
 	@Test
