@@ -134,17 +134,23 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
     end
     tombs = tombs - dropped
     -- the records, payloads and marks of the jobs handed out, and their leases: written together
-    -- (one HSET and one ZADD) once the run of popped jobs is handled, or every MARKED_RUN jobs
-    local writes, leases = {}, {}
+    -- (one HSET and one ZADD) once the run of popped jobs is handled, or every MARKED_RUN jobs;
+    -- also before anything else this run writes or reads of a job (a new id is checked against
+    -- the records, a dead job's batch or group admits others, a job may come twice in a damaged
+    -- queue), so that each sees them written, as when each hand-out was written at once
+    local writes, leases, pending = {}, {}, {}
     local function hand_out()
       if #leases > 0 then
         redis.call('HSET', K_JOBS, unpack(writes))
         redis.call('ZADD', K_INFLIGHT, unpack(leases))
-        writes, leases = {}, {}
+        writes, leases, pending = {}, {}, {}
       end
     end
     for _, entry in ipairs(popped) do
       local id, element = entry[1], entry[2]
+      if not id or pending[id] then
+        hand_out()
+      end
       -- fresh: the payload of a plain job whose record is not written yet (it is written once, as
       -- handed out, or before any other change of it)
       local r, f, fresh
@@ -154,6 +160,7 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
           id = int(new_id())
         end
         if not t then
+          hand_out()
           jcreate(id, blank(K_JOBS), kept)
           to_dead(id, bad, now)
           budget = budget - 1
@@ -179,14 +186,17 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
           bad = 'corrupt job: field payload is missing'
         end
         if bad then
+          hand_out()
           jcreate_fresh(id, r, fresh)
           to_dead(id, bad, now)
           budget = budget - 1
         elseif batch_cancelling(f[14], batch_states) then
+          hand_out()
           jcreate_fresh(id, r, fresh)
           cancel_job(id, f[14], now)
           budget = budget - 1
         elseif is_expired(f[10], f[4], f[13], now) then
+          hand_out()
           jcreate_fresh(id, r, fresh)
           expire(id, now)
           expired = expired + 1
@@ -216,6 +226,7 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
           end
           writes[w + 1], writes[w + 2] = afield(id), mark
           leases[#leases + 1], leases[#leases + 2] = deadline, id
+          pending[id] = true
           if #leases >= 2 * MARKED_RUN then
             hand_out()
           end

@@ -217,6 +217,28 @@ class PlainJobIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	@Test
+	void aPlainElementWithoutAnIdPoppedWithAJobAfterTheCounterWasLostNeverTakesThatJobsId() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
+		String first = queues.enqueue(QUEUE, "1").id();
+		this.redis.opsForList().rightPush(queues.keys(QUEUE).key("ready:plain"), "garbage");
+		// the counter and its mark lost: the id it resumes at is checked against the job records
+		this.redis.delete(queues.keys(QUEUE).key("seq"));
+		this.redis.opsForHash().delete(queues.keys(QUEUE).key("stats"), "~seq");
+
+		List<ReservedJob> jobs = queues.reserve(QUEUE, 10, LEASE);
+
+		assertThat(jobs).extracting(ReservedJob::id).containsExactly(first);
+		assertThat(admin.deadLetters(QUEUE, 0, 10)).singleElement().satisfies((dead) -> {
+			assertThat(dead.id()).isNotEqualTo(first);
+			assertThat(dead.payloadAsString()).isEqualTo("garbage");
+		});
+		assertThat(new JobRecords(this.redis, queues, QUEUE).fields(first)).containsEntry("state", "active");
+		assertThat(queues.complete(QUEUE, jobs.get(0).ref())).isEqualTo(AckResult.OK);
+		assertThat(admin.counts(QUEUE).inFlight()).isZero();
+	}
+
+	@Test
 	void aLostSequenceCounterKeepsThePlainListInIdOrder() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		QueueAdmin admin = new QueueAdmin(queues);
