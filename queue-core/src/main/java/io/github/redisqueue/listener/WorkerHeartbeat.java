@@ -51,6 +51,9 @@ public class WorkerHeartbeat implements SmartLifecycle {
 
 	private @Nullable Instant startedAt;
 
+	// set by stop before it ends the heartbeats: a beat that fails then was interrupted by it
+	private volatile boolean stopping;
+
 	/**
 	 * @param operations the engine
 	 * @param workerId this worker's identity
@@ -81,6 +84,11 @@ public class WorkerHeartbeat implements SmartLifecycle {
 					this.runningJobs.getAsInt(), this.startedAt, null), this.timeToLive);
 		}
 		catch (RuntimeException ex) {
+			if (this.stopping || Thread.currentThread().isInterrupted()) {
+				// a beat the stop interrupted: the leave below takes the worker off the registry
+				logger.debug("Worker heartbeat interrupted by the stop", ex);
+				return;
+			}
 			logger.warn("Worker heartbeat failed; trying again in {}", this.interval, ex);
 		}
 	}
@@ -91,6 +99,7 @@ public class WorkerHeartbeat implements SmartLifecycle {
 			return;
 		}
 		this.startedAt = Instant.now();
+		this.stopping = false;
 		ThreadPoolTaskScheduler heartbeats = new ThreadPoolTaskScheduler();
 		heartbeats.setThreadNamePrefix("queue-heartbeat-");
 		heartbeats.setDaemon(true);
@@ -104,6 +113,7 @@ public class WorkerHeartbeat implements SmartLifecycle {
 		if (this.scheduler == null) {
 			return;
 		}
+		this.stopping = true;
 		this.scheduler.shutdown();
 		this.scheduler = null;
 		// a clean leave, so that the worker is not taken for one that died; bounded, because a

@@ -3,12 +3,18 @@ package io.github.redisqueue.core;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.github.redisqueue.listener.WorkerHeartbeat;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import io.github.redisqueue.testing.redis.RedisServerProcess;
 import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
@@ -56,6 +62,53 @@ class WorkerRegistryIntegrationTests extends AbstractRedisIntegrationTests {
 			heartbeat.stop();
 		}
 		await().atMost(Duration.ofSeconds(30)).until(() -> admin.workers().isEmpty());
+	}
+
+	@Test
+	void aHeartbeatInterruptedByTheStopLogsNoWarning() {
+		ListAppender<ILoggingEvent> logs = new ListAppender<>();
+		Logger logger = (Logger) LoggerFactory.getLogger(WorkerHeartbeat.class);
+		Level level = logger.getLevel();
+		logs.start();
+		logger.addAppender(logs);
+		logger.setLevel(Level.DEBUG);
+		// a server of its own, whose writes are paused while a heartbeat is on its way (through a
+		// second client, as the heartbeat's connection waits)
+		try (RedisServerProcess server = TestRedis.startPrivate()) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.endpoint());
+			LettuceConnectionFactory control = TestRedis.connectionFactory(server.endpoint());
+			try {
+				QueueAdmin admin = new QueueAdmin(new QueueTemplate(factory));
+				WorkerHeartbeat heartbeat = new WorkerHeartbeat(admin, "w3", () -> List.of("emails"), () -> 0,
+						Duration.ofMillis(100), Duration.ofSeconds(5));
+				heartbeat.start();
+				await().atMost(Duration.ofSeconds(30)).until(() -> admin.workers().size() == 1);
+				control.getConnection().execute("CLIENT", "PAUSE".getBytes(), "30000".getBytes(),
+						"WRITE".getBytes());
+				await().atMost(Duration.ofSeconds(30)).until(() -> blockedClients(control) > 0);
+
+				heartbeat.stop();
+
+				// the interrupted beat has reported its end, at whatever level
+				await().atMost(Duration.ofSeconds(30))
+					.until(() -> logs.list.stream().anyMatch((event) -> event.getThrowableProxy() != null));
+				control.getConnection().execute("CLIENT", "UNPAUSE".getBytes());
+				assertThat(logs.list).noneMatch((event) -> event.getLevel().isGreaterOrEqual(Level.WARN));
+			}
+			finally {
+				factory.destroy();
+				control.destroy();
+			}
+		}
+		finally {
+			logger.detachAppender(logs);
+			logger.setLevel(level);
+		}
+	}
+
+	private static long blockedClients(LettuceConnectionFactory factory) {
+		Properties clients = factory.getConnection().serverCommands().info("clients");
+		return Long.parseLong(clients.getProperty("blocked_clients", "0"));
 	}
 
 	@Test
