@@ -40,12 +40,15 @@ import io.github.redisqueue.core.QueueSettings;
  * payload)
  * @param producers producer threads of the parallel enqueue phase
  * @param idleDuration how long the idle cost is measured
+ * @param scriptCosts the script-cost benchmark instead: Redis time of the reserve, start and
+ * completion scripts per job, at each number of jobs per call of {@code jobsPerCall}
+ * @param jobsPerCall the jobs per call of the script-cost benchmark
  */
 record BenchmarkConfig(int jobs, int concurrency, int batchCap, int prefetch, int rate, Duration latencyDuration, int runs,
 		String redisUrl, Path out, boolean reference, boolean cluster, int masters, int replicas,
 		List<Integer> partitions, boolean memory, int memoryJobs, List<Integer> payloadBytes, int paddedTo,
 		boolean backlog, List<Integer> backlogSizes, int backlogSample, List<Integer> payloadSizes, int producers,
-		Duration idleDuration) {
+		Duration idleDuration, boolean scriptCosts, List<Integer> jobsPerCall) {
 
 	static BenchmarkConfig parse(String... args) {
 		int jobs = 100_000;
@@ -72,6 +75,8 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int prefetch, in
 		List<Integer> payloadSizes = null;
 		int producers = 8;
 		Duration idle = Duration.ofSeconds(10);
+		boolean scriptCosts = false;
+		List<Integer> jobsPerCall = List.of(1, 8, 64);
 		for (String arg : args) {
 			String[] pair = arg.replaceFirst("^--", "").split("=", 2);
 			String value = (pair.length > 1) ? pair[1] : "";
@@ -105,6 +110,11 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int prefetch, in
 					.distinct()
 					.toList();
 				case "producers" -> producers = Integer.parseInt(value);
+				case "script-costs" -> scriptCosts = true;
+				case "jobs-per-call" -> jobsPerCall = Arrays.stream(value.split(","))
+					.map((count) -> Integer.valueOf(count.strip()))
+					.distinct()
+					.toList();
 				case "idle-seconds" -> idle = Duration.ofMillis((long) (Double.parseDouble(value) * 1000));
 				case "payload-bytes" -> {
 					payloadBytes = Arrays.stream(value.split(",")).map((size) -> Integer.valueOf(size.strip())).toList();
@@ -113,7 +123,8 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int prefetch, in
 				default -> throw new IllegalArgumentException("Unknown argument '" + arg + "'; known: --jobs=N "
 						+ "--concurrency=C --batch-cap=B --prefetch=P --rate=R --latency-seconds=S --runs=K --redis-url=redis://host:port "
 						+ "--out=FILE --no-reference --cluster --cluster-masters=3 --cluster-replicas=0 --partitions=1,2,3 --memory --memory-jobs=N "
-						+ "--payload-bytes=50,100,1000,10000 --payload-sizes=60,1000,10000 --producers=8 --idle-seconds=10 --backlog --backlog-sizes=1000,1000000 --backlog-sample=N");
+						+ "--payload-bytes=50,100,1000,10000 --payload-sizes=60,1000,10000 --producers=8 --idle-seconds=10 --backlog --backlog-sizes=1000,1000000 --backlog-sample=N "
+						+ "--script-costs --jobs-per-call=1,8,64");
 			}
 		}
 		if (jobs < 1 || concurrency < 1 || batchCap < 1 || rate < 1 || runs < 1 || masters < 1 || replicas < 0) {
@@ -138,12 +149,15 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int prefetch, in
 			throw new IllegalArgumentException("payload-sizes must each be from 2 to 1,000,000, producers and "
 					+ "idle-seconds positive");
 		}
+		if (jobsPerCall.isEmpty() || jobsPerCall.stream().anyMatch((count) -> count < 1 || count > 1_000)) {
+			throw new IllegalArgumentException("jobs-per-call must each be from 1 to 1,000");
+		}
 		if (prefetch < -1) {
 			throw new IllegalArgumentException("prefetch must be 0 or more (or -1 for the default)");
 		}
 		return new BenchmarkConfig(jobs, concurrency, batchCap, prefetch, rate, latency, runs, url, out, reference, cluster,
 				masters, replicas, partitions, memory, memoryJobs, payloadBytes, paddedTo, backlog, backlogSizes,
-				backlogSample, payloadSizes, producers, idle);
+				backlogSample, payloadSizes, producers, idle, scriptCosts, jobsPerCall);
 	}
 
 }

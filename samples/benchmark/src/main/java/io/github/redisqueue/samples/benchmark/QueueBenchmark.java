@@ -54,7 +54,8 @@ import org.springframework.core.env.MapPropertySource;
  * [--memory-jobs=N] [--payload-bytes=S1,S2,...]}, Redis memory per queued job by payload size
  * instead (see {@link MemoryBenchmark}); with {@code --backlog [--backlog-sizes=B1,B2,...]
  * [--backlog-sample=N]}, the cost of a job with few and with many jobs waiting (see
- * {@link BacklogBenchmark}).
+ * {@link BacklogBenchmark}); with {@code --script-costs [--jobs-per-call=1,8,64]}, Redis time per job
+ * of the reserve, start and completion scripts (see {@link ScriptCostBenchmark}).
  */
 public final class QueueBenchmark {
 
@@ -84,6 +85,10 @@ public final class QueueBenchmark {
 		}
 		if (config.backlog()) {
 			BacklogBenchmark.main(config);
+			return;
+		}
+		if (config.scriptCosts()) {
+			ScriptCostBenchmark.main(config);
 			return;
 		}
 		Report report = run(config);

@@ -103,6 +103,27 @@ class BenchmarkSmokeTests {
 
 	@Test
 	@SuppressWarnings("unchecked")
+	void scriptCostModeMeasuresEachScriptAtEveryNumberOfJobsPerCall(@TempDir Path dir) throws Exception {
+		RedisEndpoint redis = TestRedis.shared();
+		BenchmarkConfig config = BenchmarkConfig.parse("--script-costs", "--jobs=64", "--jobs-per-call=1,16",
+				"--runs=1", "--redis-url=" + redis.uri(), "--out=" + dir.resolve("script-costs.json"));
+
+		Map<String, Object> report = ScriptCostBenchmark.measure(config);
+
+		List<Map<String, Object>> rows = (List<Map<String, Object>>) report.get("rows");
+		assertThat(rows).extracting((row) -> row.get("jobsPerCall")).containsExactly(1, 16);
+		for (String phase : List.of("reserve", "start", "completion")) {
+			Map<String, Object> single = (Map<String, Object>) rows.get(0).get(phase);
+			Map<String, Object> sixteen = (Map<String, Object>) rows.get(1).get(phase);
+			assertThat((double) single.get("medianRedisMicrosPerJob")).isPositive();
+			assertThat((double) sixteen.get("medianRedisMicrosPerJob")).isPositive();
+			// a call's own commands are shared by the jobs it carries
+			assertThat((double) sixteen.get("commandsPerJob")).isLessThan((double) single.get("commandsPerJob"));
+		}
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
 	void memoryModeMeasuresEveryPayloadSize(@TempDir Path dir) throws Exception {
 		// a server of its own: used_memory of a server that other tests' clients still use (a
 		// container stopping, retained jobs purged) moves for reasons of theirs
