@@ -3,10 +3,11 @@
 -- Defines: ready_since; int and num (numbers as exact decimal strings, as Redis stores them) and
 -- text; FIELDS and POSITION (the fields of a job record and of a gate record, and their
 -- positions), J (the positions of a job's fields) and records (the cache of decoded records);
--- blank, record, rget, write, rset, rdel, rexists (records of either kind); pfield, afield, mark_flag, reservation_mark, pack_job,
+-- blank, record, rget, write, rset, rdel, rexists (records of either kind); pfield, afield, mark_flag,
+-- MARKED_RUN and marked_held (the marks of many pairs at once), reservation_mark, pack_job,
 -- jsave, jcreate, jget, jset, jdel, jpayload, jsize (job records and payloads); pack_gate and
 -- gate_context (gate records and a batch's completion payload).
--- Relies on: K_JOBS and K_GATES (common-keys).
+-- Relies on: K_JOBS, K_INFLIGHT and K_GATES (common-keys).
 -- Invariants: a record is decoded at most once per call and every write goes through the cache,
 -- so a later read in the same call sees it; a job's payload lives in the field '<id>:p' of K_JOBS
 -- and a batch's completion payload in '<gate id>:c' of K_GATES, outside the record (a layout 4
@@ -234,6 +235,53 @@ local function mark_flag(id, token)
     return string.sub(mark, 1, 1)
   end
   return nil
+end
+
+-- The pairs of id and token in ARGV from index first to last whose job's mark holds the pair's
+-- token under one of flags (a set such as {S = true}) and which are in flight, read for many at
+-- once: one HMGET of the marks and one ZMSCORE per run of at most MARKED_RUN pairs. Calls held
+-- once per run that found some, with a list of {ARGV index, flag}, before the next run is read.
+-- A pair that repeats an id of an earlier pair, or has no token, is not looked at. Returns the set
+-- of the ARGV indexes it looked at.
+local MARKED_RUN = 500
+
+local function marked_held(first, last, flags, held)
+  local looked, seen = {}, {}
+  for from = first, last, 2 * MARKED_RUN do
+    local fields, at = {}, {}
+    for i = from, math.min(last, from + 2 * MARKED_RUN - 1), 2 do
+      local id = ARGV[i]
+      if ARGV[i + 1] and not seen[id] then
+        seen[id], looked[i] = true, true
+        fields[#fields + 1] = afield(id)
+        at[#at + 1] = i
+      end
+    end
+    -- a run whose pairs all repeat earlier ids reads nothing (HMGET wants a field)
+    local marks = (#fields > 0) and redis.call('HMGET', K_JOBS, unpack(fields)) or {}
+    local ids, found = {}, {}
+    for k, i in ipairs(at) do
+      local mark = marks[k]
+      local flag = mark and string.sub(mark, 2) == ARGV[i + 1] and string.sub(mark, 1, 1)
+      if flag and flags[flag] then
+        ids[#ids + 1] = ARGV[i]
+        found[#found + 1] = {i, flag}
+      end
+    end
+    if #ids > 0 then
+      local scores = redis.call('ZMSCORE', K_INFLIGHT, unpack(ids))
+      local in_flight = {}
+      for k, pair in ipairs(found) do
+        if scores[k] then
+          in_flight[#in_flight + 1] = pair
+        end
+      end
+      if #in_flight > 0 then
+        held(in_flight)
+      end
+    end
+  end
+  return looked
 end
 
 -- the mark of job record r reserved under token, ahead or started

@@ -2,10 +2,10 @@
 -- (see common-keys.lua).
 -- Defines: is_expired, expire and promote (due delayed jobs to ready), BUCKET_MS, SLOTS,
 -- count_completed and completed_recently (completions per 10-second bucket), not_held (the
--- fencing check of an acknowledgement), complete_job, MARKED_RUN and complete_marked (its first
--- step for many jobs at once), delay_job and next_due.
+-- fencing check of an acknowledgement), complete_job, complete_marked (its first step for many
+-- jobs at once), delay_job and next_due.
 -- Relies on: HISTORY_COMPLETED and history_add (common-history); K_READY, K_DELAYED, K_INFLIGHT, K_DEAD, K_DONE, K_EXPIRY, K_STATS and K_JOBS
--- (common-keys); J, records, record, num, afield, pfield, mark_flag, jsave, jget, jset and jdel (common-records); next_seq and
+-- (common-keys); J, records, record, num, afield, pfield, mark_flag, marked_held, jsave, jget, jset and jdel (common-records); next_seq and
 -- ready_score (common-sequence); dmember, dmember_id, corrupt and gone (common-jobs);
 -- delayed_head and wake (common-wake); release_unique (common-unique); gate_end and to_dead
 -- (common-gates).
@@ -169,60 +169,29 @@ local function complete_job(id, token, retention, now)
 end
 
 -- The pairs of id and token in ARGV from index first to last that complete_job would take by its
--- first step (no retention; the job marked 'S' under that token and in flight), taken together:
--- one HMGET of their marks, one ZMSCORE, one ZREM and one HDEL per run of at most MARKED_RUN
--- pairs, instead of three commands per job. A pair that repeats an id of an earlier one is left
--- out (complete_job then finds the job gone, as it would have). Returns the set of the ARGV
--- indexes of the pairs completed so (the caller counts them done, without complete_job) and
--- their number.
-local MARKED_RUN = 500
-
+-- first step (no retention; the job marked 'S' under that token and in flight), taken together
+-- (see marked_held): one ZREM and one HDEL per run, instead of three commands per job. A pair
+-- that repeats an id of an earlier one is left out (complete_job then finds the job gone, as it
+-- would have). Returns the set of the ARGV indexes of the pairs completed so (the caller counts
+-- them done, without complete_job) and their number.
 local function complete_marked(first, last, retention)
   local done, count = {}, 0
   if retention > 0 then
     return done, count
   end
-  local seen = {}
-  for from = first, last, 2 * MARKED_RUN do
-    local fields, at = {}, {}
-    for i = from, math.min(last, from + 2 * MARKED_RUN - 1), 2 do
-      local id, token = ARGV[i], ARGV[i + 1]
-      if token and not seen[id] then
-        seen[id] = true
-        fields[#fields + 1] = afield(id)
-        at[#at + 1] = i
-      end
+  marked_held(first, last, {S = true}, function(held)
+    local gone, fields = {}, {}
+    for _, pair in ipairs(held) do
+      local id = ARGV[pair[1]]
+      gone[#gone + 1] = id
+      fields[#fields + 1], fields[#fields + 2], fields[#fields + 3] = id, pfield(id), afield(id)
+      records[K_JOBS][id] = false
+      done[pair[1]] = true
     end
-    if #fields > 0 then
-      local marks = redis.call('HMGET', K_JOBS, unpack(fields))
-      local ids, ids_at = {}, {}
-      for k, i in ipairs(at) do
-        if marks[k] and marks[k] == 'S' .. ARGV[i + 1] then
-          ids[#ids + 1] = ARGV[i]
-          ids_at[#ids_at + 1] = i
-        end
-      end
-      if #ids > 0 then
-        local scores = redis.call('ZMSCORE', K_INFLIGHT, unpack(ids))
-        local gone, fields_gone = {}, {}
-        for k, id in ipairs(ids) do
-          if scores[k] then
-            gone[#gone + 1] = id
-            fields_gone[#fields_gone + 1] = id
-            fields_gone[#fields_gone + 1] = pfield(id)
-            fields_gone[#fields_gone + 1] = afield(id)
-            records[K_JOBS][id] = false
-            done[ids_at[k]] = true
-            count = count + 1
-          end
-        end
-        if #gone > 0 then
-          redis.call('ZREM', K_INFLIGHT, unpack(gone))
-          redis.call('HDEL', K_JOBS, unpack(fields_gone))
-        end
-      end
-    end
-  end
+    redis.call('ZREM', K_INFLIGHT, unpack(gone))
+    redis.call('HDEL', K_JOBS, unpack(fields))
+    count = count + #gone
+  end)
   return done, count
 end
 

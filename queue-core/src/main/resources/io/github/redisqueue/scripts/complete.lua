@@ -30,49 +30,22 @@ local function start_held(id, token, out)
   end
 end
 
--- the starts that the marks speak for (marked reserved ahead under the pair's token and in flight:
--- held under it, see afield), taken together without reading a record: one HMGET, one ZMSCORE and
--- one HSET per run of MARKED_RUN pairs. Returns the set of their ARGV indexes, and the set of the
--- indexes of the pairs it looked at (the first to name each id): a pair that repeats an id of an
--- earlier one is left to the caller, which reads its mark when its turn comes (an earlier pair may
--- have rewritten it).
+-- the starts from ARGV index first to last that the marks speak for (marked reserved ahead under
+-- the pair's token and in flight: held under it, see afield), recorded without reading a record:
+-- the new marks in one HSET per run (see marked_held). Returns the set of their ARGV indexes, and
+-- the set of the indexes of the pairs it looked at (the first to name each id).
 local function start_marked(first, last)
-  local started, seen, looked = {}, {}, {}
-  for from = first, last, 2 * MARKED_RUN do
-    local fields, at = {}, {}
-    for i = from, math.min(last, from + 2 * MARKED_RUN - 1), 2 do
-      if not seen[ARGV[i]] then
-        seen[ARGV[i]] = true
-        looked[i] = true
-        fields[#fields + 1] = afield(ARGV[i])
-        at[#at + 1] = i
-      end
+  local started = {}
+  local looked = marked_held(first, last, {a = true, A = true}, function(held)
+    local writes = {}
+    for _, pair in ipairs(held) do
+      local i, flag = pair[1], pair[2]
+      writes[#writes + 1] = afield(ARGV[i])
+      writes[#writes + 1] = ((flag == 'A') and 'S' or 's') .. ARGV[i + 1]
+      started[i] = true
     end
-    -- a run of pairs that all repeat earlier ids reads nothing (HMGET wants a field)
-    local marks = (#fields > 0) and redis.call('HMGET', K_JOBS, unpack(fields)) or {}
-    local ids, flags, ids_at = {}, {}, {}
-    for k, i in ipairs(at) do
-      local mark, token = marks[k], ARGV[i + 1]
-      local flag = mark and string.sub(mark, 2) == token and string.sub(mark, 1, 1)
-      if flag == 'a' or flag == 'A' then
-        ids[#ids + 1], flags[#flags + 1], ids_at[#ids_at + 1] = ARGV[i], flag, i
-      end
-    end
-    if #ids > 0 then
-      local scores = redis.call('ZMSCORE', K_INFLIGHT, unpack(ids))
-      local writes = {}
-      for k, id in ipairs(ids) do
-        if scores[k] then
-          writes[#writes + 1] = afield(id)
-          writes[#writes + 1] = ((flags[k] == 'A') and 'S' or 's') .. ARGV[ids_at[k] + 1]
-          started[ids_at[k]] = true
-        end
-      end
-      if #writes > 0 then
-        redis.call('HSET', K_JOBS, unpack(writes))
-      end
-    end
-  end
+    redis.call('HSET', K_JOBS, unpack(writes))
+  end)
   return started, looked
 end
 
@@ -82,20 +55,14 @@ if starts > 0 then
   started, looked = start_marked(5, 4 + 2 * starts)
 end
 for i = 5, 4 + 2 * starts, 2 do
-  local id, token = ARGV[i], ARGV[i + 1]
+  if not looked[i] then
+    -- an id named again: its mark as the pairs before left it
+    started[i] = start_marked(i, i)[i]
+  end
   if started[i] then
     out[#out + 1] = 1
-  elseif looked[i] then
-    start_held(id, token, out)
   else
-    -- an id named again: its mark as the pairs before left it
-    local flag = mark_flag(id, token)
-    if (flag == 'a' or flag == 'A') and redis.call('ZSCORE', K_INFLIGHT, id) then
-      redis.call('HSET', K_JOBS, afield(id), ((flag == 'A') and 'S' or 's') .. token)
-      out[#out + 1] = 1
-    else
-      start_held(id, token, out)
-    end
+    start_held(ARGV[i], ARGV[i + 1], out)
   end
 end
 local first = 5 + 2 * starts

@@ -127,25 +127,25 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
   -- tombstones of deleted plain jobs dropped off the head (see pop_ready): at most this many
   -- more per call
   local tombs = 1000
+  -- the records, payloads and marks of the jobs handed out, and their leases: written together
+  -- (one HSET and one ZADD) once a run of popped jobs is handled, or every MARKED_RUN jobs;
+  -- also before anything else the run writes or reads of a job (a new id is checked against
+  -- the records, a dead job's batch or group admits others, a job may come twice in a damaged
+  -- queue), so that each sees them written, as when each hand-out was written at once
+  local writes, leases, pending = {}, {}, {}
+  local function hand_out()
+    if #leases > 0 then
+      redis.call('HSET', K_JOBS, unpack(writes))
+      redis.call('ZADD', K_INFLIGHT, unpack(leases))
+      writes, leases, pending = {}, {}, {}
+    end
+  end
   while got < n and budget > 0 and bytes < PAYLOAD_BUDGET do
     local popped, dropped = pop_ready(n - got, PAYLOAD_BUDGET - bytes)
     if #popped == 0 and (dropped == 0 or tombs <= 0) then
       break
     end
     tombs = tombs - dropped
-    -- the records, payloads and marks of the jobs handed out, and their leases: written together
-    -- (one HSET and one ZADD) once the run of popped jobs is handled, or every MARKED_RUN jobs;
-    -- also before anything else this run writes or reads of a job (a new id is checked against
-    -- the records, a dead job's batch or group admits others, a job may come twice in a damaged
-    -- queue), so that each sees them written, as when each hand-out was written at once
-    local writes, leases, pending = {}, {}, {}
-    local function hand_out()
-      if #leases > 0 then
-        redis.call('HSET', K_JOBS, unpack(writes))
-        redis.call('ZADD', K_INFLIGHT, unpack(leases))
-        writes, leases, pending = {}, {}, {}
-      end
-    end
     for _, entry in ipairs(popped) do
       local id, element = entry[1], entry[2]
       if not id or pending[id] then
