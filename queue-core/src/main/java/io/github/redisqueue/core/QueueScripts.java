@@ -3,9 +3,14 @@ package io.github.redisqueue.core;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
+import io.github.redisqueue.core.script.ScriptLibrary;
 import io.github.redisqueue.core.script.ScriptPrelude;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
@@ -17,7 +22,9 @@ import org.springframework.data.redis.core.script.RedisScript;
  * after a restart, a failover or {@code SCRIPT FLUSH}. Each script is the shared prelude
  * {@code clock.lua}, the part of the modules {@code common-*.lua} it uses (see {@link #COMMON} and
  * {@link ScriptPrelude}; or {@code registry.lua} for the worker registry) and its own file. Every script touches only the keys it is given in {@code KEYS} (see
- * {@link #CHECK_KEYS_PROPERTY}).
+ * {@link #CHECK_KEYS_PROPERTY}). The scripts of a queue are also one Redis Functions library
+ * ({@link #library()}, built from the same files by {@link ScriptLibrary}), whose prelude runs once
+ * when it loads instead of on every call; the executor calls its functions on Redis 7 and later.
  *
  * @since 0.1.0
  */
@@ -31,6 +38,13 @@ public final class QueueScripts {
 	 */
 	public static final String CHECK_KEYS_PROPERTY = "redisqueue.scripts.check-keys";
 
+	/**
+	 * System property that, set to {@code false}, makes {@link #QueueScripts()} run the scripts by
+	 * SHA instead of calling the functions of the {@link #library() library} (the same text either
+	 * way).
+	 */
+	public static final String FUNCTIONS_PROPERTY = "redisqueue.scripts.functions";
+
 	/** Where the scripts are on the class path (see {@link QueueRuntimeHints}). */
 	static final String LOCATION = "io/github/redisqueue/scripts/";
 
@@ -43,6 +57,11 @@ public final class QueueScripts {
 			"common-transitions");
 
 	private static final List<String> COMMON_TEXT = COMMON.stream().map(QueueScripts::read).toList();
+
+	private final boolean functions;
+
+	/** The scripts of a queue that the library holds, by the name of their file. */
+	private final Map<String, RedisScript<List>> queueScripts = new LinkedHashMap<>();
 
 	private final RedisScript<List> enqueue = load("enqueue");
 
@@ -72,11 +91,38 @@ public final class QueueScripts {
 
 	private final RedisScript<List> migrate = load("migrate");
 
+	private final ScriptLibrary library = buildLibrary();
+
+	private final Map<RedisScript<?>, String> functionNames = functionNames();
+
 	private final RedisScript<Long> heartbeat = new DefaultRedisScript<>(prelude("registry") + read("heartbeat"), Long.class);
 
 	private final RedisScript<List> workers = new DefaultRedisScript<>(prelude("registry") + read("workers"), List.class);
 
 	private final RedisScript<List> silent = new DefaultRedisScript<>(prelude("registry") + read("silent"), List.class);
+
+	/**
+	 * The scripts, run as the functions of the {@link #library() library} where Redis allows it
+	 * unless the system property {@link #FUNCTIONS_PROPERTY} is {@code false}.
+	 */
+	public QueueScripts() {
+		this(!"false".equals(System.getProperty(FUNCTIONS_PROPERTY)));
+	}
+
+	/**
+	 * The scripts.
+	 * @param functions whether to call the functions of the {@link #library() library} where Redis
+	 * allows it (Redis 7 and later, a user allowed {@code FUNCTION LOAD} and {@code FCALL}), or to
+	 * run the scripts by SHA always
+	 */
+	public QueueScripts(boolean functions) {
+		this.functions = functions;
+	}
+
+	/** Whether calls go to the functions of the {@link #library() library} where Redis allows it. */
+	public boolean functions() {
+		return this.functions;
+	}
 
 	/** {@code migrate.lua}: moves a slice of a partition's records from layout 4 to layout 5. */
 	public RedisScript<List> migrate() {
@@ -161,13 +207,52 @@ public final class QueueScripts {
 				this.silent);
 	}
 
+	/** The queue scripts as one Functions library. */
+	public ScriptLibrary library() {
+		return this.library;
+	}
+
+	/**
+	 * The function of the {@link #library() library} that runs {@code script}, {@code null} for a
+	 * script the library does not hold (the worker registry's).
+	 */
+	public @Nullable String function(RedisScript<?> script) {
+		return this.functionNames.get(script);
+	}
+
+	// the library's text depends only on the files and the key check: built once per setting
+	private static final Map<Boolean, ScriptLibrary> LIBRARIES = new java.util.concurrent.ConcurrentHashMap<>();
+
+	private ScriptLibrary buildLibrary() {
+		return LIBRARIES.computeIfAbsent(Boolean.getBoolean(CHECK_KEYS_PROPERTY), (check) -> newLibrary());
+	}
+
+	private ScriptLibrary newLibrary() {
+		Map<String, String> bodies = new LinkedHashMap<>();
+		this.queueScripts.keySet().forEach((name) -> bodies.put(name, read(name)));
+		List<String> modules = new java.util.ArrayList<>();
+		if (Boolean.getBoolean(CHECK_KEYS_PROPERTY)) {
+			modules.add(read("keycheck"));
+		}
+		modules.addAll(COMMON_TEXT);
+		return ScriptLibrary.build("redisqueue", read("clock"), modules, bodies);
+	}
+
+	private Map<RedisScript<?>, String> functionNames() {
+		Map<RedisScript<?>, String> functions = new IdentityHashMap<>();
+		this.queueScripts.forEach((name, script) -> functions.put(script, this.library.function(name)));
+		return functions;
+	}
+
 	/** The prelude of a queue's scripts followed by {@code body}: a script of one queue's keys. */
 	static String withPrelude(String body) {
 		return check() + read("clock") + "\n" + ScriptPrelude.neededBy(COMMON_TEXT, body) + "\n" + body;
 	}
 
-	private static RedisScript<List> load(String name) {
-		return new DefaultRedisScript<>(withPrelude(read(name)), List.class);
+	private RedisScript<List> load(String name) {
+		RedisScript<List> script = new DefaultRedisScript<>(withPrelude(read(name)), List.class);
+		this.queueScripts.put(name, script);
+		return script;
 	}
 
 	/**

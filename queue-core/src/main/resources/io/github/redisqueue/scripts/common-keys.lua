@@ -6,8 +6,14 @@
 -- top-level definitions of the modules that its own file reaches (see ScriptPrelude: a
 -- definition starts at a line that begins with 'local' or 'do') and its own file; a module's
 -- comments before its first definition, such as this contract, are not sent. All modules
--- together define about 145 top-level locals, under Lua's 200 per function (a script's own
--- top-level locals count too).
+-- together define about 150 top-level locals, under Lua's 200 per function (a script's own
+-- top-level locals count too; the Functions library holds all of them at once).
+-- The same files make the Functions library (ScriptLibrary), where the prelude runs once, when the
+-- library loads, and a top-level statement runs again at each call only when it holds the call's
+-- state: it reads KEYS or ARGV or a name such a statement defines, or its name is assigned (or its
+-- table written) anywhere else, or it is a 'do' block. So a table that a call fills must be assigned
+-- or written by name somewhere (never only through another name), and a statement that runs once
+-- may call no function (the library's load has no redis.call, pairs or setmetatable).
 -- Defines: the KEYS locals K_READY .. K_HISTORY below, CHANNEL (ARGV[1]), ID_STEP, ID_OFFSET
 -- and PARTITIONED (from ARGV[2]), FIXED_KEYS, and the limits MAX_GATE_CAP, WAKE_CAP, MAX_SEQ,
 -- MAX_UNIQUE_TTL, SLICE, SLICE_BYTES, PAYLOAD_BUDGET and AHEAD_FACTOR.

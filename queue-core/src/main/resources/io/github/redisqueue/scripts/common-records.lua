@@ -36,27 +36,26 @@ end
 -- positions when written before 'progress' was appended, else 25) reads as it is, and gives its
 -- payload its own field when it is next written (see pack_job) or migrated (migrate.lua). A job's
 -- 'ofGroup' was appended after 'progress': a record written without it reads as one without it.
-local FIELDS = {
-  [K_JOBS] = {'state', 'headers', 'priority', 'score', 'attempts', 'maxAttempts', 'token', 'enqueuedAt', 'dueAt',
-    'readyAt', 'expireAt', 'finishedAt', 'uniqueKey', 'uniqueTtl', 'group', 'batch', 'ofBatch', 'worker',
-    'leaseUntil', 'ahead', 'lost', 'lostAhead', 'error', 'inlinePayload', 'progress', 'ofGroup'},
-  [K_GATES] = {'state', 'cap', 'admits', 'ends', 'priority', 'total', 'completed', 'dead', 'cancelled', 'createdAt',
-    'finishedAt', 'onComplete', 'context', 'retention', 'maxAttempts', 'headers', 'cancelAt'}
-}
+local JOB_FIELDS = {'state', 'headers', 'priority', 'score', 'attempts', 'maxAttempts', 'token', 'enqueuedAt',
+  'dueAt', 'readyAt', 'expireAt', 'finishedAt', 'uniqueKey', 'uniqueTtl', 'group', 'batch', 'ofBatch', 'worker',
+  'leaseUntil', 'ahead', 'lost', 'lostAhead', 'error', 'inlinePayload', 'progress', 'ofGroup'}
+local GATE_FIELDS = {'state', 'cap', 'admits', 'ends', 'priority', 'total', 'completed', 'dead', 'cancelled',
+  'createdAt', 'finishedAt', 'onComplete', 'context', 'retention', 'maxAttempts', 'headers', 'cancelAt'}
 -- the position of each field, written out (a test checks it against FIELDS): building it with loops
--- on every call cost more than the rest of this prelude's tables
-local POSITION = {
-  [K_JOBS] = {state = 1, headers = 2, priority = 3, score = 4, attempts = 5, maxAttempts = 6, token = 7,
-    enqueuedAt = 8, dueAt = 9, readyAt = 10, expireAt = 11, finishedAt = 12, uniqueKey = 13, uniqueTtl = 14,
-    group = 15, batch = 16, ofBatch = 17, worker = 18, leaseUntil = 19, ahead = 20, lost = 21,
-    lostAhead = 22, error = 23, inlinePayload = 24, progress = 25, ofGroup = 26},
-  [K_GATES] = {state = 1, cap = 2, admits = 3, ends = 4, priority = 5, total = 6, completed = 7, dead = 8,
-    cancelled = 9, createdAt = 10, finishedAt = 11, onComplete = 12, context = 13, retention = 14,
-    maxAttempts = 15, headers = 16, cancelAt = 17}
-}
+-- on every call cost more than the rest of this prelude's tables. J: a job's, for the hot paths
+-- that read and write a record directly. These tables are never written (the Functions library
+-- makes them once).
+local J = {state = 1, headers = 2, priority = 3, score = 4, attempts = 5, maxAttempts = 6, token = 7,
+  enqueuedAt = 8, dueAt = 9, readyAt = 10, expireAt = 11, finishedAt = 12, uniqueKey = 13, uniqueTtl = 14,
+  group = 15, batch = 16, ofBatch = 17, worker = 18, leaseUntil = 19, ahead = 20, lost = 21,
+  lostAhead = 22, error = 23, inlinePayload = 24, progress = 25, ofGroup = 26}
+local GATE_POSITION = {state = 1, cap = 2, admits = 3, ends = 4, priority = 5, total = 6, completed = 7,
+  dead = 8, cancelled = 9, createdAt = 10, finishedAt = 11, onComplete = 12, context = 13, retention = 14,
+  maxAttempts = 15, headers = 16, cancelAt = 17}
+-- the fields and positions of a record by the hash that holds it
+local FIELDS = {[K_JOBS] = JOB_FIELDS, [K_GATES] = GATE_FIELDS}
+local POSITION = {[K_JOBS] = J, [K_GATES] = GATE_POSITION}
 local records = {[K_JOBS] = {}, [K_GATES] = {}}
--- positions of a job's fields, for the hot paths that read and write a record directly
-local J = POSITION[K_JOBS]
 
 local function blank(h)
   if h == K_JOBS then

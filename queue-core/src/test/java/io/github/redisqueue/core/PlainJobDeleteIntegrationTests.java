@@ -189,7 +189,7 @@ class PlainJobDeleteIntegrationTests extends AbstractRedisIntegrationTests {
 		redis.execute((RedisCallback<Object>) (connection) -> connection.execute(command, bytes));
 	}
 
-	/** The longest EVALSHA or EVAL of the slowlog, in µs. */
+	/** The longest script call (EVALSHA, EVAL or FCALL) of the slowlog, in µs. */
 	@SuppressWarnings("unchecked")
 	private static long longestScriptMicros(StringRedisTemplate redis) {
 		Object reply = redis.execute((RedisCallback<Object>) (connection) -> {
@@ -207,7 +207,8 @@ class PlainJobDeleteIntegrationTests extends AbstractRedisIntegrationTests {
 					&& !argv.isEmpty() && fields.get(2) instanceof Long micros) {
 				Object name = argv.get(0);
 				String text = (name instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(name);
-				if (text.toLowerCase(java.util.Locale.ROOT).startsWith("eval")) {
+				String command = text.toLowerCase(java.util.Locale.ROOT);
+				if (command.startsWith("eval") || command.startsWith("fcall")) {
 					longest = Math.max(longest, micros);
 				}
 			}

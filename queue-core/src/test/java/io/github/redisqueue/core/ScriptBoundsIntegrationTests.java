@@ -527,7 +527,8 @@ class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 		private long scriptCalls() {
 			long calls = 0;
 			for (String line : info("commandstats").split("\r?\n")) {
-				if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+				if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")
+						|| line.startsWith("cmdstat_fcall:")) {
 					calls += Long.parseLong(line.replaceAll("^[^:]*:calls=(\\d+),.*$", "$1").trim());
 				}
 			}
@@ -539,7 +540,8 @@ class ScriptBoundsIntegrationTests extends AbstractRedisIntegrationTests {
 			long calls = 0;
 			long usec = 0;
 			for (String line : info("commandstats").split("\r?\n")) {
-				if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+				if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")
+						|| line.startsWith("cmdstat_fcall:")) {
 					for (String field : line.substring(line.indexOf(':') + 1).split(",")) {
 						if (field.startsWith("calls=")) {
 							calls += Long.parseLong(field.substring(6));

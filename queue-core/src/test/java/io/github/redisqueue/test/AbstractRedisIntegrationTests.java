@@ -42,11 +42,11 @@ public abstract class AbstractRedisIntegrationTests {
 	}
 
 	/**
-	 * How many script calls (EVAL and EVALSHA) Redis ran so far, by {@code INFO commandstats},
+	 * How many script calls (EVAL, EVALSHA and FCALL of the scripts' library) Redis ran so far, by {@code INFO commandstats},
 	 * summed over the nodes of a cluster.
 	 */
 	protected long scriptCalls() {
-		return commandCalls("evalsha") + commandCalls("eval");
+		return commandCalls("evalsha") + commandCalls("eval") + commandCalls("fcall");
 	}
 
 	/**

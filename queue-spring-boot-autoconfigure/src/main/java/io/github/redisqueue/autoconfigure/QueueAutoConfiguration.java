@@ -66,8 +66,9 @@ public final class QueueAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	QueueScripts queueScripts() {
-		return new QueueScripts();
+	QueueScripts queueScripts(QueueProperties properties) {
+		return new QueueScripts(properties.getRedis().isFunctions()
+				&& !"false".equals(System.getProperty(QueueScripts.FUNCTIONS_PROPERTY)));
 	}
 
 	@Bean

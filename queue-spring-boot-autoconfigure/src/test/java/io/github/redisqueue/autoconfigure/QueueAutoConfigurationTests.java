@@ -148,6 +148,13 @@ class QueueAutoConfigurationTests {
 	}
 
 	@Test
+	void theScriptsRunAsFunctionsUnlessTurnedOff() {
+		this.contextRunner.run((context) -> assertThat(context.getBean(QueueScripts.class).functions()).isTrue());
+		this.contextRunner.withPropertyValues("queue.redis.functions=false")
+			.run((context) -> assertThat(context.getBean(QueueScripts.class).functions()).isFalse());
+	}
+
+	@Test
 	void listenerDefaultsAndPerQueueSettingsAreBoundInOrder() {
 		this.contextRunner
 			.withPropertyValues("queue.listener.concurrency=4", "queue.listener.lease=45s",

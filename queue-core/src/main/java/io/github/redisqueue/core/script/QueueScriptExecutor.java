@@ -17,6 +17,8 @@ import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
@@ -34,14 +36,20 @@ import org.springframework.data.redis.serializer.RedisSerializer;
 import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
 
 /**
- * Runs the engine's scripts: by SHA, and as a plain EVAL when Redis lost the script
+ * Runs the engine's scripts. With Lettuce, a queue's script runs as a function of the scripts'
+ * Functions library ({@code FCALL}, see {@link QueueScripts#library()}), which is loaded
+ * ({@code FUNCTION LOAD}) on the node that does not have it (a first call, a restart without
+ * persistence, {@code FUNCTION FLUSH}); where Redis has no Functions (before 7.0) or the user may
+ * not load or call them, or when {@link QueueScripts#functions()} says not to, the executor runs the
+ * scripts instead, from then on. A script runs by SHA, and as a plain EVAL when Redis lost it
  * ({@code NOSCRIPT}: a restart, a failover, {@code SCRIPT FLUSH}), like Spring Data Redis's
- * {@code DefaultScriptExecutor}. With Lettuce, a call with a deadline of its own and a batch of
- * calls go out on the shared connection asynchronously. Whatever fails leaves as a
- * {@link DataAccessException}, translated by the connection factory; a deadline of its own that
- * passes is a {@link QueryTimeoutException}.
+ * {@code DefaultScriptExecutor}. With Lettuce, every call goes out on the shared connection
+ * asynchronously. Whatever fails leaves as a {@link DataAccessException}, translated by the
+ * connection factory; a deadline of its own that passes is a {@link QueryTimeoutException}.
  */
 public final class QueueScriptExecutor {
+
+	private static final Logger logger = LoggerFactory.getLogger(QueueScriptExecutor.class);
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -52,9 +60,13 @@ public final class QueueScriptExecutor {
 	// run before the first script call (see QueueRegistration#open); null once it answered
 	private volatile @Nullable Runnable firstUse;
 
+	// false when the scripts say so, or once Redis refused Functions: scripts by SHA from then on
+	private volatile boolean functions;
+
 	public QueueScriptExecutor(RedisConnectionFactory connectionFactory, QueueScripts scripts) {
 		this.connectionFactory = connectionFactory;
 		this.scripts = scripts;
+		this.functions = scripts.functions();
 		RedisTemplate<byte[], byte[]> template = new RedisTemplate<>();
 		template.setConnectionFactory(connectionFactory);
 		template.setEnableDefaultSerializer(false);
@@ -131,8 +143,7 @@ public final class QueueScriptExecutor {
 			for (int i = 0; i < n; i++) {
 				byte[][] argv = queueArgs(ks.get(i), args.get(i)).toArray(byte[][]::new);
 				argvs.add(argv);
-				futures.add(async.evalsha(scripts.get(i).getSha1(), ScriptOutputType.MULTI,
-						ks.get(i).scriptKeys().toArray(byte[][]::new), argv));
+				futures.add(send(async, scripts.get(i), ks.get(i).scriptKeys().toArray(byte[][]::new), argv));
 			}
 			Duration timeout = commandTimeout();
 			long deadline = System.nanoTime() + timeout.toNanos();
@@ -141,13 +152,9 @@ public final class QueueScriptExecutor {
 					replies[i] = await(futures.get(i), deadline, timeout);
 				}
 				catch (RuntimeException ex) {
-					if (!isNoScript(ex)) {
-						failures[i] = ex;
-						continue;
-					}
 					try {
-						replies[i] = await(async.eval(encodeUtf8(scripts.get(i).getScriptAsString()), ScriptOutputType.MULTI,
-								ks.get(i).scriptKeys().toArray(byte[][]::new), argvs.get(i)), deadline, timeout);
+						replies[i] = recover(async, scripts.get(i), ks.get(i).scriptKeys().toArray(byte[][]::new),
+								argvs.get(i), ex, deadline, timeout);
 					}
 					catch (RuntimeException again) {
 						failures[i] = again;
@@ -199,24 +206,28 @@ public final class QueueScriptExecutor {
 		List<byte[]> allKeys = keys(k, extraKeys);
 		byte[][] keys = allKeys.toArray(byte[][]::new);
 		byte[][] argv = queueArgs(k, args).toArray(byte[][]::new);
-		List<Object> reply = withLettuce((async) -> {
-			long deadline = System.nanoTime() + timeout.toNanos();
-			try {
-				return await(async.evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, argv), deadline, timeout);
-			}
-			catch (DataAccessException ex) {
-				if (!isNoScript(ex)) {
-					throw ex;
-				}
-				return await(async.eval(encodeUtf8(script.getScriptAsString()), ScriptOutputType.MULTI, keys, argv),
-						deadline, timeout);
-			}
-		});
+		List<Object> reply = runLettuce(script, keys, argv, timeout);
 		if (reply != null) {
 			return reply;
 		}
 		List<Object> answer = eval(script, ReturnType.MULTI, allKeys, queueArgs(k, args));
 		return (answer != null) ? answer : List.of();
+	}
+
+	/**
+	 * One call on the shared Lettuce connection (see {@link #send} and {@link #recover}), awaited
+	 * at most {@code timeout}; {@code null} with another driver.
+	 */
+	private @Nullable List<Object> runLettuce(RedisScript<?> script, byte[][] keys, byte[][] argv, Duration timeout) {
+		return withLettuce((async) -> {
+			long deadline = System.nanoTime() + timeout.toNanos();
+			try {
+				return await(send(async, script, keys, argv), deadline, timeout);
+			}
+			catch (DataAccessException ex) {
+				return recover(async, script, keys, argv, ex, deadline, timeout);
+			}
+		});
 	}
 
 	/**
@@ -233,18 +244,14 @@ public final class QueueScriptExecutor {
 		Replicated replicated = withLettuce((async) -> {
 			long deadline = System.nanoTime() + total.toNanos();
 			RedisClusterAsyncCommands<byte[], byte[]> node = nodeOf(async, keys[0]);
-			RedisFuture<List<Object>> eval = node.evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, argv);
+			RedisFuture<List<Object>> eval = send(node, script, keys, argv);
 			RedisFuture<Long> wait = node.waitForReplication(replicas, waitTimeout.toMillis());
 			List<Object> reply;
 			try {
 				reply = await(eval, deadline, total);
 			}
 			catch (DataAccessException ex) {
-				if (!isNoScript(ex)) {
-					throw ex;
-				}
-				reply = await(node.eval(encodeUtf8(script.getScriptAsString()), ScriptOutputType.MULTI, keys, argv),
-						deadline, total);
+				reply = recover(node, script, keys, argv, ex, deadline, total);
 				wait = node.waitForReplication(replicas, waitTimeout.toMillis());
 			}
 			Long acknowledged = await(wait, deadline, total);
@@ -311,7 +318,7 @@ public final class QueueScriptExecutor {
 			return pipelinedOnce(commands);
 		}
 		catch (RuntimeException ex) {
-			if (!isNoScript(ex)) {
+			if (!isNoScript(ex) && !isFunctionMissing(ex) && !functionsRefused(ex)) {
 				throw ex;
 			}
 			preload();
@@ -319,7 +326,10 @@ public final class QueueScriptExecutor {
 		}
 	}
 
-	/** Loads every script into the Redis script cache. */
+	/**
+	 * Loads every script into the Redis script cache, and the scripts' Functions library (on every
+	 * master of a cluster) unless the executor runs scripts only.
+	 */
 	public void preload() {
 		this.redis.execute((RedisCallback<Void>) (connection) -> {
 			for (RedisScript<?> script : this.scripts.all()) {
@@ -327,6 +337,157 @@ public final class QueueScriptExecutor {
 			}
 			return null;
 		});
+		if (this.functions) {
+			// a node that refuses the library turns Functions off (see loadLibrary)
+			withLettuce((async) -> {
+				if (async instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster) {
+					for (RedisClusterNode node : cluster.getStatefulConnection().getPartitions()) {
+						if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+							@SuppressWarnings("unchecked")
+							RedisClusterAsyncCommands<byte[], byte[]> master = (RedisClusterAsyncCommands<byte[], byte[]>) cluster
+								.getConnection(node.getNodeId());
+							loadLibrary(master);
+						}
+					}
+				}
+				else {
+					loadLibrary(async);
+				}
+				return Boolean.TRUE;
+			});
+		}
+	}
+
+	/**
+	 * Sends one call of {@code script}: its function with {@code FCALL} while the executor uses
+	 * Functions and the library holds it, else the script by SHA.
+	 */
+	private RedisFuture<List<Object>> send(RedisClusterAsyncCommands<byte[], byte[]> async, RedisScript<?> script,
+			byte[][] keys, byte[][] argv) {
+		String function = this.functions ? this.scripts.function(script) : null;
+		if (function != null) {
+			return async.fcall(function, ScriptOutputType.MULTI, keys, argv);
+		}
+		return async.evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, argv);
+	}
+
+	/**
+	 * Answers a call that {@link #send} sent and that failed with {@code failure}, when Redis lost
+	 * what it ran: the library missing on the node is loaded there (on a cluster, the master of
+	 * the slot of the call's first key) and the function called again; Functions refused turns
+	 * them off and runs the script; a script lost runs as a plain EVAL. Any other failure is thrown.
+	 */
+	private List<Object> recover(RedisClusterAsyncCommands<byte[], byte[]> async, RedisScript<?> script,
+			byte[][] keys, byte[][] argv,
+			RuntimeException failure, long deadline, Duration timeout) {
+		String function = this.scripts.function(script);
+		if (function != null && this.functions && isFunctionMissing(failure)) {
+			if (loadLibrary(nodeOf(async, keys[0]))) {
+				try {
+					return await(async.fcall(function, ScriptOutputType.MULTI, keys, argv), deadline, timeout);
+				}
+				catch (RuntimeException again) {
+					if (!functionsRefused(again)) {
+						throw again;
+					}
+				}
+			}
+			return runScript(async, script, keys, argv, deadline, timeout);
+		}
+		if (function != null && functionsRefused(failure)) {
+			return runScript(async, script, keys, argv, deadline, timeout);
+		}
+		if (isNoScript(failure)) {
+			return await(async.eval(encodeUtf8(script.getScriptAsString()), ScriptOutputType.MULTI, keys, argv),
+					deadline, timeout);
+		}
+		throw failure;
+	}
+
+	/** Runs {@code script} by SHA, or as a plain EVAL if Redis lost it. */
+	private List<Object> runScript(RedisClusterAsyncCommands<byte[], byte[]> async, RedisScript<?> script,
+			byte[][] keys, byte[][] argv, long deadline, Duration timeout) {
+		try {
+			return await(async.evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, argv), deadline, timeout);
+		}
+		catch (RuntimeException ex) {
+			if (!isNoScript(ex)) {
+				throw ex;
+			}
+			return await(async.eval(encodeUtf8(script.getScriptAsString()), ScriptOutputType.MULTI, keys, argv),
+					deadline, timeout);
+		}
+	}
+
+	/**
+	 * Loads the library on {@code node}; a library of that name already there counts as loaded.
+	 * @return whether the node has it; {@code false} when Redis answered the load with an error
+	 * (no Functions, no permission, a library it cannot load): the executor runs scripts from then
+	 * on (logged once). A failure to reach Redis is thrown.
+	 */
+	private boolean loadLibrary(RedisClusterAsyncCommands<byte[], byte[]> node) {
+		Duration timeout = commandTimeout();
+		try {
+			await(node.functionLoad(this.scripts.library().text()), System.nanoTime() + timeout.toNanos(), timeout);
+			return true;
+		}
+		catch (RuntimeException ex) {
+			if (mentions(ex, "already exists")) {
+				return true;
+			}
+			if (functionsRefused(ex)) {
+				return false;
+			}
+			if (!answeredByRedis(ex)) {
+				throw ex;
+			}
+			if (this.functions) {
+				this.functions = false;
+				logger.warn("Redis did not load the queue scripts' Functions library ({}); running the scripts by SHA instead",
+						ex.getMessage(), ex);
+			}
+			return false;
+		}
+	}
+
+	/** Whether a failure is an error reply of Redis, not a failure to reach it. */
+	private static boolean answeredByRedis(Throwable failure) {
+		for (Throwable t = failure; t != null; t = t.getCause()) {
+			if (t instanceof io.lettuce.core.RedisCommandExecutionException) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/** Whether a failure says that the node does not have the called function. */
+	static boolean isFunctionMissing(Throwable failure) {
+		return mentions(failure, "Function not found");
+	}
+
+	/**
+	 * Whether a failure says that Redis has no Functions or does not let this user load or call
+	 * them; if so, turns them off for this executor (logged once).
+	 */
+	private boolean functionsRefused(Throwable failure) {
+		boolean refused = false;
+		for (Throwable t = failure; t != null && !refused; t = t.getCause()) {
+			String message = String.valueOf(t.getMessage()).toLowerCase(java.util.Locale.ROOT);
+			boolean namesIt = message.contains("fcall`") || message.contains("fcall'") || message.contains("function`")
+					|| message.contains("function'") || message.contains("function|load");
+			refused = namesIt && (message.contains("unknown command") || message.contains("noperm"));
+		}
+		if (refused && this.functions) {
+			this.functions = false;
+			logger.info("Redis refused the queue scripts' Functions library ({}); running the scripts by SHA instead",
+					failure.getMessage());
+		}
+		return refused;
+	}
+
+	/** Whether the executor calls the library's functions (Redis has not refused them). */
+	public boolean usesFunctions() {
+		return this.functions;
 	}
 
 	/** Whether a failure, or one of its causes or pipelined replies, says {@code text}. */
@@ -351,7 +512,15 @@ public final class QueueScriptExecutor {
 		return mentions(failure, "NOSCRIPT");
 	}
 
+	@SuppressWarnings("unchecked")
 	private <T> @Nullable T eval(RedisScript<?> script, ReturnType type, List<byte[]> keys, List<byte[]> args) {
+		if (type == ReturnType.MULTI && this.functions && this.scripts.function(script) != null) {
+			List<Object> reply = runLettuce(script, keys.toArray(byte[][]::new), args.toArray(byte[][]::new),
+					commandTimeout());
+			if (reply != null) {
+				return (T) reply;
+			}
+		}
 		byte[][] keysAndArgs = concat(keys, args);
 		return this.redis.execute((RedisCallback<T>) (connection) -> {
 			RedisScriptingCommands scripting = connection.scriptingCommands();
@@ -375,8 +544,8 @@ public final class QueueScriptExecutor {
 					futures.add(async.smembers(members.key()));
 				}
 				else if (command instanceof ScriptCall call) {
-					futures.add(async.evalsha(call.script().getSha1(), ScriptOutputType.MULTI,
-							call.keys().toArray(byte[][]::new), call.args().toArray(byte[][]::new)));
+					futures.add(send(async, call.script(), call.keys().toArray(byte[][]::new),
+							call.args().toArray(byte[][]::new)));
 				}
 			}
 			Duration timeout = commandTimeout();

@@ -78,7 +78,8 @@ public final class ScriptPrelude {
 		return out.toString();
 	}
 
-	private static List<Statement> statements(String module) {
+	/** The top-level statements of one module, in order, its contract left out. */
+	static List<Statement> statements(String module) {
 		List<Statement> statements = new ArrayList<>();
 		StringBuilder current = new StringBuilder();
 		Set<String> defines = new HashSet<>();
@@ -120,7 +121,7 @@ public final class ScriptPrelude {
 	}
 
 	/** The identifiers of the code lines of {@code text}. */
-	private static Set<String> names(String text) {
+	static Set<String> names(String text) {
 		Set<String> names = new HashSet<>();
 		for (String line : text.split("\n")) {
 			if (line.stripLeading().startsWith("--")) {
@@ -134,7 +135,18 @@ public final class ScriptPrelude {
 		return names;
 	}
 
-	private record Statement(String text, Set<String> defines) {
+	/**
+	 * A top-level statement of a module.
+	 * @param text its lines, each followed by a line break
+	 * @param defines the locals it defines (none for a {@code do} block)
+	 */
+	record Statement(String text, Set<String> defines) {
+
+		/** Whether it is a {@code local function}. */
+		boolean function() {
+			return LOCAL_FUNCTION.matcher(this.text).find();
+		}
+
 	}
 
 }

@@ -85,7 +85,7 @@ public final class CrashTrial implements AutoCloseable {
 	 * @param workerStopEvery pause between two worker stops
 	 * @param sigtermEvery every n-th worker stop is a SIGTERM instead of a SIGKILL (0: never)
 	 * @param redisKills SIGKILLs of Redis, spread over the production
-	 * @param scriptFlushEvery pause between two {@code SCRIPT FLUSH}
+	 * @param scriptFlushEvery pause between two {@code SCRIPT FLUSH} (each with a {@code FUNCTION FLUSH})
 	 * @param clientKillEvery pause between two {@code CLIENT KILL TYPE normal}
 	 * @param fsync whether workers fsync their journal after each line (a line is written by one
 	 * {@code write} call either way, which a killed process cannot lose)
@@ -532,7 +532,9 @@ public final class CrashTrial implements AutoCloseable {
 			}
 			if (elapsed >= this.nextScriptFlush) {
 				long start = System.currentTimeMillis();
-				String reply = RespClient.call(this.redis.host(), this.redis.port(), "SCRIPT", "FLUSH");
+				// what the engine runs, lost: its scripts and its Functions library
+				String reply = RespClient.call(this.redis.host(), this.redis.port(), "SCRIPT", "FLUSH") + " "
+						+ RespClient.call(this.redis.host(), this.redis.port(), "FUNCTION", "FLUSH");
 				this.faults.add(new Fault(TrialEvents.SCRIPT_FLUSH, start, System.currentTimeMillis(), reply));
 				this.nextScriptFlush = elapsed + this.settings.scriptFlushEvery().toMillis();
 			}

@@ -19,7 +19,8 @@ import io.lettuce.core.event.command.CommandStartedEvent;
  */
 final class SentCommands implements CommandListener {
 
-	private static final Set<String> SCRIPT_COMMANDS = Set.of("EVALSHA", "EVAL", "EVALSHA_RO", "EVAL_RO");
+	private static final Set<String> SCRIPT_COMMANDS = Set.of("EVALSHA", "EVAL", "EVALSHA_RO", "EVAL_RO", "FCALL",
+			"FCALL_RO");
 
 	private static final Set<String> IGNORED = Set.of("INFO", "FLUSHALL", "CONFIG", "CLIENT", "HELLO", "SELECT",
 			"AUTH", "CLUSTER", "COMMAND", "READONLY");
