@@ -309,8 +309,9 @@ public final class QueueScriptExecutor {
 	/**
 	 * Sends the commands in one round trip and returns their replies in order. With Lettuce they
 	 * go out on the shared connection at once (a pipeline would open a dedicated connection for
-	 * each call), each answer awaited up to the client's command timeout. A script Redis lost is
-	 * loaded and the whole batch sent once more.
+	 * each call), each answer awaited up to the client's command timeout, and a script call that
+	 * fails recovers on its own as a single call does ({@link #recover}); with other drivers, a
+	 * script Redis lost is loaded and the whole batch sent once more.
 	 */
 	public List<Object> pipelined(List<Command> commands) {
 		opened();
@@ -375,7 +376,8 @@ public final class QueueScriptExecutor {
 	 * Answers a call that {@link #send} sent and that failed with {@code failure}, when Redis lost
 	 * what it ran: the library missing on the node is loaded there (on a cluster, the master of
 	 * the slot of the call's first key) and the function called again; Functions refused turns
-	 * them off and runs the script; a script lost runs as a plain EVAL. Any other failure is thrown.
+	 * them off and runs the script; a function refused past {@code maxmemory} (before it ran) runs
+	 * as the script this once; a script lost runs as a plain EVAL. Any other failure is thrown.
 	 */
 	private List<Object> recover(RedisClusterAsyncCommands<byte[], byte[]> async, RedisScript<?> script,
 			byte[][] keys, byte[][] argv,
@@ -395,6 +397,11 @@ public final class QueueScriptExecutor {
 			return runScript(async, script, keys, argv, deadline, timeout);
 		}
 		if (function != null && functionsRefused(failure)) {
+			return runScript(async, script, keys, argv, deadline, timeout);
+		}
+		if (function != null && this.functions && isOutOfMemory(failure)) {
+			// past maxmemory Redis refuses a function without flags before it runs, whatever it would
+			// write, and a script only at its first write that adds data: the script decides
 			return runScript(async, script, keys, argv, deadline, timeout);
 		}
 		if (isNoScript(failure)) {
@@ -507,6 +514,11 @@ public final class QueueScriptExecutor {
 		return false;
 	}
 
+	/** Whether a failure is Redis's refusal of a command past {@code maxmemory} ({@code OOM}). */
+	static boolean isOutOfMemory(Throwable failure) {
+		return mentions(failure, "OOM command not allowed");
+	}
+
 	/** Whether a failure says that Redis lost the script ({@code NOSCRIPT}). */
 	public static boolean isNoScript(Throwable failure) {
 		return mentions(failure, "NOSCRIPT");
@@ -551,8 +563,18 @@ public final class QueueScriptExecutor {
 			Duration timeout = commandTimeout();
 			long deadline = System.nanoTime() + timeout.toNanos();
 			List<Object> answers = new ArrayList<>(futures.size());
-			for (RedisFuture<?> future : futures) {
-				answers.add(await(future, deadline, timeout));
+			for (int i = 0; i < futures.size(); i++) {
+				try {
+					answers.add(await(futures.get(i), deadline, timeout));
+				}
+				catch (DataAccessException ex) {
+					if (!(commands.get(i) instanceof ScriptCall call)) {
+						throw ex;
+					}
+					// each call recovers on its own, as a single call does
+					answers.add(recover(async, call.script(), call.keys().toArray(byte[][]::new),
+							call.args().toArray(byte[][]::new), ex, deadline, timeout));
+				}
 			}
 			return answers;
 		});
