@@ -56,6 +56,39 @@ class ScriptLibraryOutOfMemoryIntegrationTests {
 		}
 	}
 
+	@Test
+	void aLibraryThatAFullRedisWillNotLoadLeavesFunctionsOn() {
+		try (RedisServerProcess server = TestRedis.startPrivate()) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory(server.endpoint());
+			try {
+				QueueTemplate queues = new QueueTemplate(factory);
+				QueueAdmin admin = new QueueAdmin(queues);
+				prepare(queues, "flushed");
+				try (RedisConnection connection = factory.getConnection()) {
+					connection.execute("FUNCTION", "FLUSH".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+				}
+				maxmemory(factory, "1");
+				// FUNCTION LOAD is refused (OOM): the call runs as the script
+				assertThat(counts(admin, "flushed")).isEqualTo("ready 0 in flight 2 dead 1 completed 0");
+				maxmemory(factory, "0");
+				assertThat(queues.context().executor().usesFunctions()).isTrue();
+				long functions = calls(factory, "fcall");
+				assertThat(counts(admin, "flushed")).isEqualTo("ready 0 in flight 2 dead 1 completed 0");
+				assertThat(calls(factory, "fcall")).isGreaterThan(functions);
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	private static long calls(LettuceConnectionFactory factory, String command) {
+		try (RedisConnection connection = factory.getConnection()) {
+			String line = connection.serverCommands().info("commandstats").getProperty("cmdstat_" + command, "calls=0,");
+			return Long.parseLong(line.replaceAll("^calls=(\\d+),.*", "$1"));
+		}
+	}
+
 	private static List<JobRef> prepare(QueueTemplate queues, String queue) {
 		for (int i = 0; i < 3; i++) {
 			queues.enqueue(queue, "job " + i);

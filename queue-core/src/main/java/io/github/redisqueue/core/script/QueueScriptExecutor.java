@@ -428,9 +428,11 @@ public final class QueueScriptExecutor {
 
 	/**
 	 * Loads the library on {@code node}; a library of that name already there counts as loaded.
-	 * @return whether the node has it; {@code false} when Redis answered the load with an error
-	 * (no Functions, no permission, a library it cannot load): the executor runs scripts from then
-	 * on (logged once). A failure to reach Redis is thrown.
+	 * @return whether the node has it; {@code false} when Redis answered the load with an error:
+	 * where Redis has no Functions, the user may not load them or Redis cannot load the library
+	 * ({@code ERR ...}), the executor runs scripts from then on (logged once); a refusal of the
+	 * moment ({@code OOM}, {@code BUSY}, {@code LOADING}, {@code READONLY}...) leaves Functions on.
+	 * A failure to reach Redis is thrown.
 	 */
 	private boolean loadLibrary(RedisClusterAsyncCommands<byte[], byte[]> node) {
 		Duration timeout = commandTimeout();
@@ -445,8 +447,14 @@ public final class QueueScriptExecutor {
 			if (functionsRefused(ex)) {
 				return false;
 			}
-			if (!answeredByRedis(ex)) {
+			String error = redisError(ex);
+			if (error == null) {
 				throw ex;
+			}
+			if (!error.startsWith("ERR") && !error.startsWith("NOPERM")) {
+				// a refusal of the moment (OOM past maxmemory, BUSY, LOADING, READONLY, ...): the
+				// call runs as the script, and the next that misses the library loads it again
+				return false;
 			}
 			if (this.functions) {
 				this.functions = false;
@@ -457,14 +465,14 @@ public final class QueueScriptExecutor {
 		}
 	}
 
-	/** Whether a failure is an error reply of Redis, not a failure to reach it. */
-	private static boolean answeredByRedis(Throwable failure) {
+	/** The error reply of Redis that a failure holds, {@code null} for a failure to reach Redis. */
+	private static @Nullable String redisError(Throwable failure) {
 		for (Throwable t = failure; t != null; t = t.getCause()) {
 			if (t instanceof io.lettuce.core.RedisCommandExecutionException) {
-				return true;
+				return String.valueOf(t.getMessage());
 			}
 		}
-		return false;
+		return null;
 	}
 
 	/** Whether a failure says that the node does not have the called function. */
