@@ -375,7 +375,8 @@ public final class QueueScriptExecutor {
 	/**
 	 * Answers a call that {@link #send} sent and that failed with {@code failure}, when Redis lost
 	 * what it ran: the library missing on the node is loaded there (on a cluster, the master of
-	 * the slot of the call's first key) and the function called again; Functions refused turns
+	 * the slot of the call's first key) and the function called again, or the script run when the
+	 * function is missing still (the call reached another node); Functions refused turns
 	 * them off and runs the script; a function refused past {@code maxmemory} (before it ran) runs
 	 * as the script this once; a script lost runs as a plain EVAL. Any other failure is thrown.
 	 */
@@ -389,7 +390,13 @@ public final class QueueScriptExecutor {
 					return await(async.fcall(function, ScriptOutputType.MULTI, keys, argv), deadline, timeout);
 				}
 				catch (RuntimeException again) {
-					if (!functionsRefused(again)) {
+					if (isFunctionMissing(again)) {
+						// the call went to another node than the one loaded (a cluster's slot moved
+						// and this client's view not refreshed yet: redirections are followed, the
+						// node they lead to may lack the library): the script does not need it
+						refreshClusterView();
+					}
+					else if (!functionsRefused(again) && !isOutOfMemory(again)) {
 						throw again;
 					}
 				}
@@ -520,6 +527,18 @@ public final class QueueScriptExecutor {
 			}
 		}
 		return false;
+	}
+
+	/**
+	 * Asks the Lettuce cluster client to read the cluster's slots again (unless it is reading them
+	 * already), so that the master of a moved slot, and the library's load, are found there.
+	 */
+	private void refreshClusterView() {
+		if (this.connectionFactory instanceof LettuceConnectionFactory lettuce
+				&& lettuce.getNativeClient() instanceof io.lettuce.core.cluster.RedisClusterClient cluster
+				&& !cluster.isTopologyRefreshInProgress()) {
+			cluster.refreshPartitionsAsync();
+		}
 	}
 
 	/** Whether a failure is Redis's refusal of a command past {@code maxmemory} ({@code OOM}). */
