@@ -35,7 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The Functions library answers and writes as the scripts of the same text: random sequences of
- * enqueues, reserves, starts and completions (plain, keyed, grouped, delayed, expiring, prioritized
+ * enqueues, reserves, starts, completions, failures, lease extensions and releases (plain, keyed, grouped, delayed, expiring, prioritized
  * and batch jobs; stale, repeated, unknown and odd pairs; lapsed leases; damaged elements, a lost
  * id counter), on two queues in turn (one of them a partition, whose job ids take another form),
  * run once as scripts in database 0 and once as the library's functions in database 1, both with
@@ -47,7 +47,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Tag("single-node")
 class ScriptLibraryDifferentialIntegrationTests {
 
-	private static final List<String> SCRIPTS = List.of("enqueue", "reserve", "complete");
+	private static final List<String> SCRIPTS = List.of("enqueue", "reserve", "complete", "fail", "extend", "release");
 
 	/** Every key of the database with its type and contents, in one call. */
 	private static final String STATE = """
@@ -118,7 +118,7 @@ class ScriptLibraryDifferentialIntegrationTests {
 			for (int step = 0; step < 40; step++) {
 				int q = random.nextInt(3) == 0 ? 1 : 0;
 				Queue queue = both.get(q);
-				int op = random.nextInt(12);
+				int op = random.nextInt(15);
 				String name;
 				List<String> args = new ArrayList<>(List.of(queue.channel(), queue.idForm()));
 				if (op < 3) {
@@ -142,7 +142,23 @@ class ScriptLibraryDifferentialIntegrationTests {
 					args.addAll(starts);
 					pairs(random, refs.get(q), args, true);
 				}
-				else if (op == 10 && random.nextInt(3) == 0) {
+				else if (op == 10) {
+					name = "fail";
+					String[] ref = onePair(random, refs.get(q));
+					args.addAll(List.of(ref[0], ref[1], "boom " + random.nextInt(3), random.nextInt(4) == 0 ? "dead" : "retry",
+							"" + random.nextInt(2) * 1000));
+				}
+				else if (op == 11) {
+					name = "extend";
+					args.add(random.nextBoolean() ? "1000" : "60000");
+					pairs(random, refs.get(q), args, false);
+				}
+				else if (op == 12) {
+					name = "release";
+					args.add(random.nextBoolean() ? "unstarted" : "started");
+					pairs(random, refs.get(q), args, false);
+				}
+				else if (op == 13 && random.nextInt(3) == 0) {
 					damage(dbs, queue.keys(), random.nextInt(3));
 					continue;
 				}
@@ -265,6 +281,15 @@ class ScriptLibraryDifferentialIntegrationTests {
 				db.hdel(keys.get(9), "~seq");
 			}
 		}
+	}
+
+	private static String[] onePair(Random random, List<String[]> refs) {
+		List<String> pair = new ArrayList<>();
+		while (pair.size() < 2) {
+			pair.clear();
+			pairs(random, refs, pair, false);
+		}
+		return new String[] { pair.get(0), pair.get(1) };
 	}
 
 	private static void pairs(Random random, List<String[]> refs, List<String> args, boolean allowOdd) {
