@@ -12,7 +12,6 @@ import io.github.redisqueue.QueueException;
 import io.github.redisqueue.core.QueueScripts;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
@@ -24,7 +23,6 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.RedisPipelineException;
 import org.springframework.data.redis.connection.RedisScriptingCommands;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -243,7 +241,7 @@ public final class QueueScriptExecutor {
 		Duration total = timeout.plus(waitTimeout);
 		Replicated replicated = withLettuce((async) -> {
 			long deadline = System.nanoTime() + total.toNanos();
-			RedisClusterAsyncCommands<byte[], byte[]> node = nodeOf(async, keys[0]);
+			RedisClusterAsyncCommands<byte[], byte[]> node = ScriptFailures.nodeOf(async, keys[0]);
 			RedisFuture<List<Object>> eval = send(node, script, keys, argv);
 			RedisFuture<Long> wait = node.waitForReplication(replicas, waitTimeout.toMillis());
 			List<Object> reply;
@@ -261,19 +259,6 @@ public final class QueueScriptExecutor {
 			throw new QueueException("A durable enqueue (waiting for replicas) needs the Lettuce driver");
 		}
 		return replicated;
-	}
-
-	/** The connection to the master of {@code key}'s slot on a cluster; the connection itself otherwise. */
-	@SuppressWarnings("unchecked")
-	private static RedisClusterAsyncCommands<byte[], byte[]> nodeOf(RedisClusterAsyncCommands<byte[], byte[]> async,
-			byte[] key) {
-		if (async instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster) {
-			RedisClusterNode master = cluster.getStatefulConnection().getPartitions().getMasterBySlot(SlotHash.getSlot(key));
-			if (master != null) {
-				return (RedisClusterAsyncCommands<byte[], byte[]>) cluster.getConnection(master.getNodeId());
-			}
-		}
-		return async;
 	}
 
 	/**
@@ -319,7 +304,7 @@ public final class QueueScriptExecutor {
 			return pipelinedOnce(commands);
 		}
 		catch (RuntimeException ex) {
-			if (!isNoScript(ex) && !isFunctionMissing(ex) && !functionsRefused(ex)) {
+			if (!isNoScript(ex) && !ScriptFailures.isFunctionMissing(ex) && !functionsRefused(ex)) {
 				throw ex;
 			}
 			preload();
@@ -384,19 +369,19 @@ public final class QueueScriptExecutor {
 			byte[][] keys, byte[][] argv,
 			RuntimeException failure, long deadline, Duration timeout) {
 		String function = this.scripts.function(script);
-		if (function != null && this.functions && isFunctionMissing(failure)) {
-			if (loadLibrary(nodeOf(async, keys[0]))) {
+		if (function != null && this.functions && ScriptFailures.isFunctionMissing(failure)) {
+			if (loadLibrary(ScriptFailures.nodeOf(async, keys[0]))) {
 				try {
 					return await(async.fcall(function, ScriptOutputType.MULTI, keys, argv), deadline, timeout);
 				}
 				catch (RuntimeException again) {
-					if (isFunctionMissing(again)) {
+					if (ScriptFailures.isFunctionMissing(again)) {
 						// the call went to another node than the one loaded (a cluster's slot moved
 						// and this client's view not refreshed yet: redirections are followed, the
 						// node they lead to may lack the library): the script does not need it
-						refreshClusterView();
+						ScriptFailures.refreshClusterView(this.connectionFactory);
 					}
-					else if (!functionsRefused(again) && !isOutOfMemory(again)) {
+					else if (!functionsRefused(again) && !ScriptFailures.isOutOfMemory(again)) {
 						throw again;
 					}
 				}
@@ -406,7 +391,7 @@ public final class QueueScriptExecutor {
 		if (function != null && functionsRefused(failure)) {
 			return runScript(async, script, keys, argv, deadline, timeout);
 		}
-		if (function != null && this.functions && isOutOfMemory(failure)) {
+		if (function != null && this.functions && ScriptFailures.isOutOfMemory(failure)) {
 			// past maxmemory Redis refuses a function without flags before it runs, whatever it would
 			// write, and a script only at its first write that adds data: the script decides
 			return runScript(async, script, keys, argv, deadline, timeout);
@@ -454,7 +439,7 @@ public final class QueueScriptExecutor {
 			if (functionsRefused(ex)) {
 				return false;
 			}
-			String error = redisError(ex);
+			String error = ScriptFailures.redisError(ex);
 			if (error == null) {
 				throw ex;
 			}
@@ -472,33 +457,12 @@ public final class QueueScriptExecutor {
 		}
 	}
 
-	/** The error reply of Redis that a failure holds, {@code null} for a failure to reach Redis. */
-	private static @Nullable String redisError(Throwable failure) {
-		for (Throwable t = failure; t != null; t = t.getCause()) {
-			if (t instanceof io.lettuce.core.RedisCommandExecutionException) {
-				return String.valueOf(t.getMessage());
-			}
-		}
-		return null;
-	}
-
-	/** Whether a failure says that the node does not have the called function. */
-	static boolean isFunctionMissing(Throwable failure) {
-		return mentions(failure, "Function not found");
-	}
-
 	/**
 	 * Whether a failure says that Redis has no Functions or does not let this user load or call
 	 * them; if so, turns them off for this executor (logged once).
 	 */
 	private boolean functionsRefused(Throwable failure) {
-		boolean refused = false;
-		for (Throwable t = failure; t != null && !refused; t = t.getCause()) {
-			String message = String.valueOf(t.getMessage()).toLowerCase(java.util.Locale.ROOT);
-			boolean namesIt = message.contains("fcall`") || message.contains("fcall'") || message.contains("function`")
-					|| message.contains("function'") || message.contains("function|load");
-			refused = namesIt && (message.contains("unknown command") || message.contains("noperm"));
-		}
+		boolean refused = ScriptFailures.refusesFunctions(failure);
 		if (refused && this.functions) {
 			this.functions = false;
 			logger.info("Redis refused the queue scripts' Functions library ({}); running the scripts by SHA instead",
@@ -514,36 +478,7 @@ public final class QueueScriptExecutor {
 
 	/** Whether a failure, or one of its causes or pipelined replies, says {@code text}. */
 	public static boolean mentions(Throwable failure, String text) {
-		for (Throwable t = failure; t != null; t = t.getCause()) {
-			if (String.valueOf(t.getMessage()).contains(text)) {
-				return true;
-			}
-			if (t instanceof RedisPipelineException pipeline) {
-				for (Object result : pipeline.getPipelineResult()) {
-					if (result instanceof Throwable nested && mentions(nested, text)) {
-						return true;
-					}
-				}
-			}
-		}
-		return false;
-	}
-
-	/**
-	 * Asks the Lettuce cluster client to read the cluster's slots again (unless it is reading them
-	 * already), so that the master of a moved slot, and the library's load, are found there.
-	 */
-	private void refreshClusterView() {
-		if (this.connectionFactory instanceof LettuceConnectionFactory lettuce
-				&& lettuce.getNativeClient() instanceof io.lettuce.core.cluster.RedisClusterClient cluster
-				&& !cluster.isTopologyRefreshInProgress()) {
-			cluster.refreshPartitionsAsync();
-		}
-	}
-
-	/** Whether a failure is Redis's refusal of a command past {@code maxmemory} ({@code OOM}). */
-	static boolean isOutOfMemory(Throwable failure) {
-		return mentions(failure, "OOM command not allowed");
+		return ScriptFailures.mentions(failure, text);
 	}
 
 	/** Whether a failure says that Redis lost the script ({@code NOSCRIPT}). */
