@@ -3,29 +3,19 @@ package io.github.redisqueue.core.script;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 import io.github.redisqueue.QueueException;
 import io.github.redisqueue.core.QueueScripts;
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
-import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisScriptingCommands;
 import org.springframework.data.redis.connection.ReturnType;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.RedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -47,8 +37,6 @@ import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
  */
 public final class QueueScriptExecutor {
 
-	private static final Logger logger = LoggerFactory.getLogger(QueueScriptExecutor.class);
-
 	private final RedisConnectionFactory connectionFactory;
 
 	private final RedisTemplate<byte[], byte[]> redis;
@@ -58,13 +46,12 @@ public final class QueueScriptExecutor {
 	// run before the first script call (see QueueRegistration#open); null once it answered
 	private volatile @Nullable Runnable firstUse;
 
-	// false when the scripts say so, or once Redis refused Functions: scripts by SHA from then on
-	private volatile boolean functions;
+	private final LettuceScriptCalls calls;
 
 	public QueueScriptExecutor(RedisConnectionFactory connectionFactory, QueueScripts scripts) {
 		this.connectionFactory = connectionFactory;
 		this.scripts = scripts;
-		this.functions = scripts.functions();
+		this.calls = new LettuceScriptCalls(connectionFactory, scripts);
 		RedisTemplate<byte[], byte[]> template = new RedisTemplate<>();
 		template.setConnectionFactory(connectionFactory);
 		template.setEnableDefaultSerializer(false);
@@ -141,17 +128,17 @@ public final class QueueScriptExecutor {
 			for (int i = 0; i < n; i++) {
 				byte[][] argv = queueArgs(ks.get(i), args.get(i)).toArray(byte[][]::new);
 				argvs.add(argv);
-				futures.add(send(async, scripts.get(i), ks.get(i).scriptKeys().toArray(byte[][]::new), argv));
+				futures.add(this.calls.send(async, scripts.get(i), ks.get(i).scriptKeys().toArray(byte[][]::new), argv));
 			}
-			Duration timeout = commandTimeout();
+			Duration timeout = this.calls.commandTimeout();
 			long deadline = System.nanoTime() + timeout.toNanos();
 			for (int i = 0; i < n; i++) {
 				try {
-					replies[i] = await(futures.get(i), deadline, timeout);
+					replies[i] = this.calls.await(futures.get(i), deadline, timeout);
 				}
 				catch (RuntimeException ex) {
 					try {
-						replies[i] = recover(async, scripts.get(i), ks.get(i).scriptKeys().toArray(byte[][]::new),
+						replies[i] = this.calls.recover(async, scripts.get(i), ks.get(i).scriptKeys().toArray(byte[][]::new),
 								argvs.get(i), ex, deadline, timeout);
 					}
 					catch (RuntimeException again) {
@@ -220,10 +207,10 @@ public final class QueueScriptExecutor {
 		return withLettuce((async) -> {
 			long deadline = System.nanoTime() + timeout.toNanos();
 			try {
-				return await(send(async, script, keys, argv), deadline, timeout);
+				return this.calls.await(this.calls.send(async, script, keys, argv), deadline, timeout);
 			}
 			catch (DataAccessException ex) {
-				return recover(async, script, keys, argv, ex, deadline, timeout);
+				return this.calls.recover(async, script, keys, argv, ex, deadline, timeout);
 			}
 		});
 	}
@@ -242,17 +229,17 @@ public final class QueueScriptExecutor {
 		Replicated replicated = withLettuce((async) -> {
 			long deadline = System.nanoTime() + total.toNanos();
 			RedisClusterAsyncCommands<byte[], byte[]> node = ScriptFailures.nodeOf(async, keys[0]);
-			RedisFuture<List<Object>> eval = send(node, script, keys, argv);
+			RedisFuture<List<Object>> eval = this.calls.send(node, script, keys, argv);
 			RedisFuture<Long> wait = node.waitForReplication(replicas, waitTimeout.toMillis());
 			List<Object> reply;
 			try {
-				reply = await(eval, deadline, total);
+				reply = this.calls.await(eval, deadline, total);
 			}
 			catch (DataAccessException ex) {
-				reply = recover(node, script, keys, argv, ex, deadline, total);
+				reply = this.calls.recover(node, script, keys, argv, ex, deadline, total);
 				wait = node.waitForReplication(replicas, waitTimeout.toMillis());
 			}
-			Long acknowledged = await(wait, deadline, total);
+			Long acknowledged = this.calls.await(wait, deadline, total);
 			return new Replicated(reply, (acknowledged != null) ? acknowledged : 0);
 		});
 		if (replicated == null) {
@@ -304,7 +291,7 @@ public final class QueueScriptExecutor {
 			return pipelinedOnce(commands);
 		}
 		catch (RuntimeException ex) {
-			if (!isNoScript(ex) && !ScriptFailures.isFunctionMissing(ex) && !functionsRefused(ex)) {
+			if (!isNoScript(ex) && !ScriptFailures.isFunctionMissing(ex) && !this.calls.functionsRefused(ex)) {
 				throw ex;
 			}
 			preload();
@@ -323,157 +310,14 @@ public final class QueueScriptExecutor {
 			}
 			return null;
 		});
-		if (this.functions) {
-			// a node that refuses the library turns Functions off (see loadLibrary)
-			withLettuce((async) -> {
-				if (async instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster) {
-					for (RedisClusterNode node : cluster.getStatefulConnection().getPartitions()) {
-						if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
-							@SuppressWarnings("unchecked")
-							RedisClusterAsyncCommands<byte[], byte[]> master = (RedisClusterAsyncCommands<byte[], byte[]>) cluster
-								.getConnection(node.getNodeId());
-							loadLibrary(master);
-						}
-					}
-				}
-				else {
-					loadLibrary(async);
-				}
-				return Boolean.TRUE;
-			});
+		if (this.calls.usesFunctions()) {
+			withLettuce(this.calls::loadLibraryEverywhere);
 		}
-	}
-
-	/**
-	 * Sends one call of {@code script}: its function with {@code FCALL} while the executor uses
-	 * Functions and the library holds it, else the script by SHA.
-	 */
-	private RedisFuture<List<Object>> send(RedisClusterAsyncCommands<byte[], byte[]> async, RedisScript<?> script,
-			byte[][] keys, byte[][] argv) {
-		String function = this.functions ? this.scripts.function(script) : null;
-		if (function != null) {
-			return async.fcall(function, ScriptOutputType.MULTI, keys, argv);
-		}
-		return async.evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, argv);
-	}
-
-	/**
-	 * Answers a call that {@link #send} sent and that failed with {@code failure}, when Redis lost
-	 * what it ran: the library missing on the node is loaded there (on a cluster, the master of
-	 * the slot of the call's first key) and the function called again, or the script run when the
-	 * function is missing still (the call reached another node); Functions refused turns
-	 * them off and runs the script; a function refused past {@code maxmemory} (before it ran) runs
-	 * as the script this once; a script lost runs as a plain EVAL. Any other failure is thrown.
-	 */
-	private List<Object> recover(RedisClusterAsyncCommands<byte[], byte[]> async, RedisScript<?> script,
-			byte[][] keys, byte[][] argv,
-			RuntimeException failure, long deadline, Duration timeout) {
-		String function = this.scripts.function(script);
-		if (function != null && this.functions && ScriptFailures.isFunctionMissing(failure)) {
-			if (loadLibrary(ScriptFailures.nodeOf(async, keys[0]))) {
-				try {
-					return await(async.fcall(function, ScriptOutputType.MULTI, keys, argv), deadline, timeout);
-				}
-				catch (RuntimeException again) {
-					if (ScriptFailures.isFunctionMissing(again)) {
-						// the call went to another node than the one loaded (a cluster's slot moved
-						// and this client's view not refreshed yet: redirections are followed, the
-						// node they lead to may lack the library): the script does not need it
-						ScriptFailures.refreshClusterView(this.connectionFactory);
-					}
-					else if (!functionsRefused(again) && !ScriptFailures.isOutOfMemory(again)) {
-						throw again;
-					}
-				}
-			}
-			return runScript(async, script, keys, argv, deadline, timeout);
-		}
-		if (function != null && functionsRefused(failure)) {
-			return runScript(async, script, keys, argv, deadline, timeout);
-		}
-		if (function != null && this.functions && ScriptFailures.isOutOfMemory(failure)) {
-			// past maxmemory Redis refuses a function without flags before it runs, whatever it would
-			// write, and a script only at its first write that adds data: the script decides
-			return runScript(async, script, keys, argv, deadline, timeout);
-		}
-		if (isNoScript(failure)) {
-			return await(async.eval(encodeUtf8(script.getScriptAsString()), ScriptOutputType.MULTI, keys, argv),
-					deadline, timeout);
-		}
-		throw failure;
-	}
-
-	/** Runs {@code script} by SHA, or as a plain EVAL if Redis lost it. */
-	private List<Object> runScript(RedisClusterAsyncCommands<byte[], byte[]> async, RedisScript<?> script,
-			byte[][] keys, byte[][] argv, long deadline, Duration timeout) {
-		try {
-			return await(async.evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, argv), deadline, timeout);
-		}
-		catch (RuntimeException ex) {
-			if (!isNoScript(ex)) {
-				throw ex;
-			}
-			return await(async.eval(encodeUtf8(script.getScriptAsString()), ScriptOutputType.MULTI, keys, argv),
-					deadline, timeout);
-		}
-	}
-
-	/**
-	 * Loads the library on {@code node}; a library of that name already there counts as loaded.
-	 * @return whether the node has it; {@code false} when Redis answered the load with an error:
-	 * where Redis has no Functions, the user may not load them or Redis cannot load the library
-	 * ({@code ERR ...}), the executor runs scripts from then on (logged once); a refusal of the
-	 * moment ({@code OOM}, {@code BUSY}, {@code LOADING}, {@code READONLY}...) leaves Functions on.
-	 * A failure to reach Redis is thrown.
-	 */
-	private boolean loadLibrary(RedisClusterAsyncCommands<byte[], byte[]> node) {
-		Duration timeout = commandTimeout();
-		try {
-			await(node.functionLoad(this.scripts.library().text()), System.nanoTime() + timeout.toNanos(), timeout);
-			return true;
-		}
-		catch (RuntimeException ex) {
-			if (mentions(ex, "already exists")) {
-				return true;
-			}
-			if (functionsRefused(ex)) {
-				return false;
-			}
-			String error = ScriptFailures.redisError(ex);
-			if (error == null) {
-				throw ex;
-			}
-			if (!error.startsWith("ERR") && !error.startsWith("NOPERM")) {
-				// a refusal of the moment (OOM past maxmemory, BUSY, LOADING, READONLY, ...): the
-				// call runs as the script, and the next that misses the library loads it again
-				return false;
-			}
-			if (this.functions) {
-				this.functions = false;
-				logger.warn("Redis did not load the queue scripts' Functions library ({}); running the scripts by SHA instead",
-						ex.getMessage(), ex);
-			}
-			return false;
-		}
-	}
-
-	/**
-	 * Whether a failure says that Redis has no Functions or does not let this user load or call
-	 * them; if so, turns them off for this executor (logged once).
-	 */
-	private boolean functionsRefused(Throwable failure) {
-		boolean refused = ScriptFailures.refusesFunctions(failure);
-		if (refused && this.functions) {
-			this.functions = false;
-			logger.info("Redis refused the queue scripts' Functions library ({}); running the scripts by SHA instead",
-					failure.getMessage());
-		}
-		return refused;
 	}
 
 	/** Whether the executor calls the library's functions (Redis has not refused them). */
 	public boolean usesFunctions() {
-		return this.functions;
+		return this.calls.usesFunctions();
 	}
 
 	/** Whether a failure, or one of its causes or pipelined replies, says {@code text}. */
@@ -488,9 +332,9 @@ public final class QueueScriptExecutor {
 
 	@SuppressWarnings("unchecked")
 	private <T> @Nullable T eval(RedisScript<?> script, ReturnType type, List<byte[]> keys, List<byte[]> args) {
-		if (type == ReturnType.MULTI && this.functions && this.scripts.function(script) != null) {
+		if (type == ReturnType.MULTI && this.calls.usesFunctions() && this.scripts.function(script) != null) {
 			List<Object> reply = runLettuce(script, keys.toArray(byte[][]::new), args.toArray(byte[][]::new),
-					commandTimeout());
+					this.calls.commandTimeout());
 			if (reply != null) {
 				return (T) reply;
 			}
@@ -518,23 +362,23 @@ public final class QueueScriptExecutor {
 					futures.add(async.smembers(members.key()));
 				}
 				else if (command instanceof ScriptCall call) {
-					futures.add(send(async, call.script(), call.keys().toArray(byte[][]::new),
+					futures.add(this.calls.send(async, call.script(), call.keys().toArray(byte[][]::new),
 							call.args().toArray(byte[][]::new)));
 				}
 			}
-			Duration timeout = commandTimeout();
+			Duration timeout = this.calls.commandTimeout();
 			long deadline = System.nanoTime() + timeout.toNanos();
 			List<Object> answers = new ArrayList<>(futures.size());
 			for (int i = 0; i < futures.size(); i++) {
 				try {
-					answers.add(await(futures.get(i), deadline, timeout));
+					answers.add(this.calls.await(futures.get(i), deadline, timeout));
 				}
 				catch (DataAccessException ex) {
 					if (!(commands.get(i) instanceof ScriptCall call)) {
 						throw ex;
 					}
 					// each call recovers on its own, as a single call does
-					answers.add(recover(async, call.script(), call.keys().toArray(byte[][]::new),
+					answers.add(this.calls.recover(async, call.script(), call.keys().toArray(byte[][]::new),
 							call.args().toArray(byte[][]::new), ex, deadline, timeout));
 				}
 			}
@@ -573,50 +417,14 @@ public final class QueueScriptExecutor {
 				return work.apply((RedisClusterAsyncCommands<byte[], byte[]>) commands);
 			}
 			catch (RuntimeException ex) {
-				throw translate(ex);
+				throw this.calls.translate(ex);
 			}
 		});
-	}
-
-	private <T> T await(RedisFuture<T> future, long deadline, Duration timeout) {
-		try {
-			return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-		}
-		catch (ExecutionException ex) {
-			throw translate(ex.getCause());
-		}
-		catch (TimeoutException ex) {
-			future.cancel(true);
-			throw new QueryTimeoutException(timeoutMessage(timeout), ex);
-		}
-		catch (InterruptedException ex) {
-			future.cancel(true);
-			Thread.currentThread().interrupt();
-			throw new RedisSystemException("Interrupted while waiting for Redis", ex);
-		}
 	}
 
 	/** What a call that Redis did not answer within {@code timeout} fails with. */
 	public static String timeoutMessage(Duration timeout) {
 		return "Redis did not answer within " + timeout + "; a call that was already sent may still take effect";
-	}
-
-	private DataAccessException translate(@Nullable Throwable failure) {
-		if (failure instanceof DataAccessException translated) {
-			return translated;
-		}
-		if (failure instanceof RuntimeException ex) {
-			DataAccessException translated = this.connectionFactory.translateExceptionIfPossible(ex);
-			if (translated != null) {
-				return translated;
-			}
-		}
-		return new RedisSystemException("Redis command failed", failure);
-	}
-
-	private Duration commandTimeout() {
-		return (this.connectionFactory instanceof LettuceConnectionFactory lettuce)
-				? Duration.ofMillis(lettuce.getTimeout()) : Duration.ofMinutes(1);
 	}
 
 	/** The arguments of a script of one queue: its channel of finished batches, the form of its job ids, then {@code args}. */
