@@ -3,10 +3,12 @@ package io.github.redisqueue.core;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.redisqueue.core.script.ScriptLibrary;
 import io.github.redisqueue.core.script.ScriptPrelude;
@@ -221,17 +223,17 @@ public final class QueueScripts {
 	}
 
 	// the library's text depends only on the files and the key check: built once per setting
-	private static final Map<Boolean, ScriptLibrary> LIBRARIES = new java.util.concurrent.ConcurrentHashMap<>();
+	private static final Map<Boolean, ScriptLibrary> LIBRARIES = new ConcurrentHashMap<>();
 
 	private ScriptLibrary buildLibrary() {
-		return LIBRARIES.computeIfAbsent(Boolean.getBoolean(CHECK_KEYS_PROPERTY), (check) -> newLibrary());
+		return LIBRARIES.computeIfAbsent(Boolean.getBoolean(CHECK_KEYS_PROPERTY), this::newLibrary);
 	}
 
-	private ScriptLibrary newLibrary() {
+	private ScriptLibrary newLibrary(boolean checkKeys) {
 		Map<String, String> bodies = new LinkedHashMap<>();
 		this.queueScripts.keySet().forEach((name) -> bodies.put(name, read(name)));
-		List<String> modules = new java.util.ArrayList<>();
-		if (Boolean.getBoolean(CHECK_KEYS_PROPERTY)) {
+		List<String> modules = new ArrayList<>();
+		if (checkKeys) {
 			modules.add(read("keycheck"));
 		}
 		modules.addAll(COMMON_TEXT);
