@@ -27,11 +27,20 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Held jobs start in the order they were held, whichever executor thread takes them. The start
  * of a job reserved ahead is recorded in Redis before its handler runs, together with the starts
- * of the next jobs in line (up to the concurrency in one call): those then start without a call
- * of their own. A worker that dies thus has at most {@code concurrency} jobs recorded as started
- * beyond those it was running.
+ * of the next jobs in line (up to {@link #STARTS_PER_THREAD} per handler slot in one call): those
+ * then start without a call of their own. A worker that dies thus has fewer than
+ * {@code STARTS_PER_THREAD x concurrency} jobs recorded as started beyond those it was running.
  */
 final class JobSlots {
+
+	/**
+	 * How many starts of jobs reserved ahead one call records, per handler slot: the starting
+	 * job's and those of the jobs next in line. A call per handler slot's worth of jobs made the
+	 * handlers of a fast drain wait for those calls most of the time (each thread's next job was
+	 * the next call's); four per slot let them run on while the next call is rare, and keep the
+	 * jobs that a dying worker has recorded as started without having run them to a few per thread.
+	 */
+	static final int STARTS_PER_THREAD = 4;
 
 	private final int concurrency;
 
@@ -290,15 +299,16 @@ final class JobSlots {
 
 	/**
 	 * The jobs reserved ahead next in line whose starts are not recorded yet, among the first
-	 * {@code concurrency - 1} jobs reserved ahead in line (those recorded already count): the line
-	 * only shrinks from its head, so at most {@code concurrency - 1} jobs are ever recorded as
+	 * {@code STARTS_PER_THREAD x concurrency - 1} jobs reserved ahead in line (those recorded
+	 * already count): the line only shrinks from its head, so no more are ever recorded as
 	 * started before a thread took them.
 	 */
 	private List<RunningJob> nextInLine() {
 		List<RunningJob> next = new ArrayList<>();
+		int window = STARTS_PER_THREAD * this.concurrency - 1;
 		int looked = 0;
 		for (RunningJob job : this.inLine) {
-			if (looked >= this.concurrency - 1) {
+			if (looked >= window) {
 				break;
 			}
 			if (!job.isAhead() || job.isLost()) {

@@ -17,6 +17,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.stream.IntStream;
 
+import io.github.redisqueue.core.EnqueueResult;
+import io.github.redisqueue.core.JobRecords;
 import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.JobInfo;
 import io.github.redisqueue.core.JobOptions;
@@ -326,9 +328,59 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 
 		// each start of a job reserved ahead used to take a call of its own (with what other threads
 		// started at that moment): about one call per job in all. Now one call records the starts of
-		// the next 8 jobs in line, and the loop reserves once half the prefetch is free
+		// the jobs next in line too, and the loop reserves once half the prefetch is free
 		assertThat(calls).as("script calls for %d jobs", jobs).isLessThan(jobs / 2);
 		assertThat(this.admin.counts(QUEUE).total("completed")).isEqualTo(jobs);
+	}
+
+	@Test
+	void aStartRecordsTheStartsOfFewerThanFourJobsPerThreadNextInLine() throws Exception {
+		CountDownLatch firstTwoEnd = new CountDownLatch(1);
+		CountDownLatch finish = new CountDownLatch(1);
+		AtomicInteger ran = new AtomicInteger();
+		// two threads, 20 reserved ahead: the first reserve starts two jobs at once and holds 20 in line
+		FetchLoop loop = start(2, 20, (job) -> awaitQuietly((ran.incrementAndGet() <= 2) ? firstTwoEnd : finish));
+		List<String> ids = this.queues.enqueueAll(QUEUE, IntStream.range(0, 30).boxed().toList(), JobOptions.defaults())
+			.stream()
+			.map(EnqueueResult::id)
+			.toList();
+		JobRecords records = new JobRecords(this.redis, this.queues, QUEUE);
+		try {
+			await().atMost(Duration.ofSeconds(10)).until(() -> loop.runningJobs().size() == 22);
+			assertThat(ids.stream().filter((id) -> isStarted(records.mark(id))).count()).isEqualTo(2);
+			// both threads take a job from the line: its start is recorded with those next in line
+			firstTwoEnd.countDown();
+			await().atMost(Duration.ofSeconds(10)).until(() -> ran.get() == 4);
+			long recordedAhead = ids.stream().filter((id) -> isStarted(records.mark(id))).count() - 4;
+
+			// more than one per thread (a call per thread's worth of jobs held a fast drain up), and
+			// fewer than four per thread: those a dying worker would count as lost without running
+			assertThat(recordedAhead).as("jobs in line recorded as started").isGreaterThan(2).isLessThan(4 * 2);
+			assertThat(ids.stream().filter((id) -> isAheadMark(records.mark(id))).count())
+				.as("jobs in line still only reserved ahead")
+				.isEqualTo(22 - 4 - recordedAhead);
+		}
+		finally {
+			finish.countDown();
+			loop.drain(Duration.ofSeconds(5));
+		}
+	}
+
+	private static boolean isStarted(@Nullable String mark) {
+		return mark != null && (mark.startsWith("s") || mark.startsWith("S"));
+	}
+
+	private static boolean isAheadMark(@Nullable String mark) {
+		return mark != null && (mark.startsWith("a") || mark.startsWith("A"));
+	}
+
+	private static void awaitQuietly(CountDownLatch latch) {
+		try {
+			latch.await();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	private FetchLoop start(int concurrency, @Nullable Integer prefetch, Consumer<RunningJob> handler) {
