@@ -404,7 +404,9 @@ public final class QueueScriptExecutor {
 
 	/**
 	 * Runs {@code work} on the native commands of a Lettuce connection, translating what it
-	 * throws; {@code null} with another driver.
+	 * throws; {@code null} with another driver. The connection is handed over as it is, not
+	 * behind the template's close-suppressing proxy (a proxy class lookup and instance per call,
+	 * a measurable share of a small call's client time): nothing here closes it.
 	 */
 	@SuppressWarnings("unchecked")
 	private <T> @Nullable T withLettuce(Function<RedisClusterAsyncCommands<byte[], byte[]>, T> work) {
@@ -419,7 +421,7 @@ public final class QueueScriptExecutor {
 			catch (RuntimeException ex) {
 				throw this.calls.translate(ex);
 			}
-		});
+		}, true);
 	}
 
 	/** What a call that Redis did not answer within {@code timeout} fails with. */
