@@ -299,9 +299,11 @@ final class JobSlots {
 
 	/**
 	 * The jobs reserved ahead next in line whose starts are not recorded yet, among the first
-	 * {@code STARTS_PER_THREAD x concurrency - 1} jobs reserved ahead in line (those recorded
-	 * already count): the line only shrinks from its head, so no more are ever recorded as
-	 * started before a thread took them.
+	 * {@code STARTS_PER_THREAD x concurrency - 1} jobs in line. Those recorded already count, and
+	 * so do jobs that started at once (their reserve recorded their starts) still waiting for a
+	 * thread to take them: a reserve starts jobs at once only while fewer than {@code concurrency}
+	 * are held, so they join the line within that window. The line only shrinks from its head, so
+	 * no more are ever recorded as started before a thread took them.
 	 */
 	private List<RunningJob> nextInLine() {
 		List<RunningJob> next = new ArrayList<>();
@@ -311,11 +313,11 @@ final class JobSlots {
 			if (looked >= window) {
 				break;
 			}
-			if (!job.isAhead() || job.isLost()) {
+			if (job.isLost()) {
 				continue;
 			}
 			looked++;
-			if (job.startResult() == null) {
+			if (job.isAhead() && job.startResult() == null) {
 				next.add(job);
 			}
 		}

@@ -366,6 +366,62 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 		}
 	}
 
+	@Test
+	void aJobThatStartedAtOnceButWaitsInLineCountsAmongTheStartsRecordedAhead() throws Exception {
+		// an executor whose threads come only when the test lets them (a thread slow to start)
+		List<Runnable> tasks = new CopyOnWriteArrayList<>();
+		AtomicInteger tasksRun = new AtomicInteger();
+		CountDownLatch firstTwoEnd = new CountDownLatch(1);
+		CountDownLatch finish = new CountDownLatch(1);
+		AtomicInteger ran = new AtomicInteger();
+		FetchLoop loop = start(2, 20, tasks::add,
+				(job) -> awaitQuietly((ran.incrementAndGet() <= 2) ? firstTwoEnd : finish));
+		JobRecords records = new JobRecords(this.redis, this.queues, QUEUE);
+		try {
+			// two jobs start at once, the third is reserved ahead
+			this.queues.enqueueAll(QUEUE, IntStream.range(0, 3).boxed().toList(), JobOptions.defaults());
+			await().atMost(Duration.ofSeconds(10)).until(() -> tasks.size() == 3);
+			runLater(tasks, tasksRun, 2);
+			await().atMost(Duration.ofSeconds(10)).until(() -> ran.get() == 2);
+			// both end; the job reserved ahead still waits in line for a thread
+			firstTwoEnd.countDown();
+			await().atMost(Duration.ofSeconds(10)).until(() -> loop.runningJobs().size() == 1);
+
+			// one handler slot free: the next reserve starts the first of these at once (its start is
+			// recorded by that reserve), behind the job in line, and reserves the others ahead
+			List<String> next = this.queues
+				.enqueueAll(QUEUE, IntStream.range(0, 20).boxed().toList(), JobOptions.defaults())
+				.stream()
+				.map(EnqueueResult::id)
+				.toList();
+			await().atMost(Duration.ofSeconds(10)).until(() -> loop.runningJobs().size() == 21);
+			assertThat(isStarted(records.mark(next.get(0)))).as("job started at once").isTrue();
+			// a thread takes the job at the head of the line: its start goes with those next in line
+			runLater(tasks, tasksRun, 1);
+			await().atMost(Duration.ofSeconds(10)).until(() -> ran.get() == 3);
+
+			// one handler runs; every job behind it recorded as started counts against its max
+			// attempts should this worker die now, the one that started at once included
+			assertThat(next.stream().filter((id) -> isStarted(records.mark(id))).count())
+				.as("jobs in line recorded as started").isLessThan(4 * 2);
+		}
+		finally {
+			firstTwoEnd.countDown();
+			finish.countDown();
+			runLater(tasks, tasksRun, tasks.size() - tasksRun.get());
+			loop.drain(Duration.ofSeconds(10));
+		}
+	}
+
+	/** Run the next {@code count} tasks handed to the executor, each on a thread of its own. */
+	private static void runLater(List<Runnable> tasks, AtomicInteger run, int count) {
+		for (int i = 0; i < count; i++) {
+			Thread thread = new Thread(tasks.get(run.getAndIncrement()), "fetch-test-late-job");
+			thread.setDaemon(true);
+			thread.start();
+		}
+	}
+
 	private static boolean isStarted(@Nullable String mark) {
 		return mark != null && (mark.startsWith("s") || mark.startsWith("S"));
 	}
