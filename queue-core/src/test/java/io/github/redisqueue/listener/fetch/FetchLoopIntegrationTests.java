@@ -413,6 +413,43 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 		}
 	}
 
+	@Test
+	void aDrainGivesBackUncountedTheJobsInLineWhoseStartsWereRecordedAhead() throws Exception {
+		CountDownLatch firstTwoEnd = new CountDownLatch(1);
+		CountDownLatch finish = new CountDownLatch(1);
+		AtomicInteger ran = new AtomicInteger();
+		FetchLoop loop = start(2, 20, (job) -> awaitQuietly((ran.incrementAndGet() <= 2) ? firstTwoEnd : finish));
+		List<String> ids = this.queues.enqueueAll(QUEUE, IntStream.range(0, 30).boxed().toList(), JobOptions.defaults())
+			.stream()
+			.map(EnqueueResult::id)
+			.toList();
+		JobRecords records = new JobRecords(this.redis, this.queues, QUEUE);
+		await().atMost(Duration.ofSeconds(10)).until(() -> loop.runningJobs().size() == 22);
+		firstTwoEnd.countDown();
+		await().atMost(Duration.ofSeconds(10)).until(() -> ran.get() == 4);
+		// the 18 jobs in line: some recorded as started with the two that run, none taken by a thread
+		List<String> inLine = loop.runningJobs()
+			.stream()
+			.filter((job) -> !job.hasStarted())
+			.map((job) -> job.job().id())
+			.toList();
+		assertThat(inLine).hasSize(18);
+		assertThat(inLine.stream().filter((id) -> isStarted(records.mark(id))).count()).isPositive();
+
+		CompletableFuture<Void> drained = CompletableFuture.runAsync(() -> loop.drain(Duration.ofSeconds(20)));
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> inLine.stream().allMatch((id) -> state(id).orElseThrow() == JobState.READY));
+		finish.countDown();
+		drained.get(30, TimeUnit.SECONDS);
+
+		// they never ran here: no loss counted, either way
+		for (String id : inLine) {
+			assertThat(records.fields(id)).as("job %s", id).doesNotContainKeys("lost", "lostAhead");
+		}
+		assertThat(ids).containsAll(inLine);
+		assertThat(ran).hasValue(4);
+	}
+
 	/** Run the next {@code count} tasks handed to the executor, each on a thread of its own. */
 	private static void runLater(List<Runnable> tasks, AtomicInteger run, int count) {
 		for (int i = 0; i < count; i++) {
