@@ -267,6 +267,26 @@ class PartitionedQueueIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	@Test
+	void aReserveInTurnHandsOutTheJobsThatStartAtOnceFirstWhicheverRoundTookThem() {
+		QueueTemplate queues = template(3, "starts");
+		// keys of partitions 0, 1 and 2 (a keyed enqueue leaves the turn alone: partition 0 comes first)
+		queues.enqueue("starts", "p0", JobOptions.builder().partitionKey("k0").build());
+		queues.enqueue("starts", "p1", JobOptions.builder().partitionKey("k1").build());
+		queues.enqueueAll("starts", IntStream.range(0, 10).mapToObj((i) -> "p2-" + i).toList(),
+				JobOptions.builder().partitionKey("k3").build());
+
+		// 3 of 10 start at once. Partition 0 has 1 (started); the 9 left are shared by partitions 1
+		// and 2, 2 to start at once on partition 1, which has 1; partition 2 hands out its share of 4
+		// reserved ahead, and the start left over goes with the third round, to partition 2 again
+		Reservation reservation = queues.reserveInTurn("starts", 10, LEASE, "worker", List.of(), 0, 3);
+		List<String> ids = reservation.jobs().stream().map(ReservedJob::id).toList();
+		assertThat(ids).hasSize(10);
+		assertThat(QueueTemplate.partitionOfId(ids.get(0), 3)).as("partition first in turn").isZero();
+		assertThat(reservation.reservedAhead()).as("reserved ahead: those after the first 3")
+			.containsExactlyInAnyOrderElementsOf(ids.subList(3, 10));
+	}
+
+	@Test
 	void reservesTakeTurnsAcrossPartitions() {
 		QueueTemplate queues = template(3, "fair");
 		// keys of partitions 0, 1 and 2

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -256,7 +257,22 @@ public final class PartitionedReserve {
 		}
 
 		public Reservation reservation() {
-			return new Reservation(List.copyOf(this.jobs), this.nextDue, this.reclaimed, this.expired, this.refused,
+			// the jobs that start at once come first, as a reserve hands them out (a later round may
+			// start some after jobs an earlier round reserved ahead): a consumer runs its jobs in the
+			// order handed out, and one started at once must not wait behind those
+			Set<String> ahead = new HashSet<>(this.ahead);
+			List<ReservedJob> jobs = new ArrayList<>(this.jobs.size());
+			for (ReservedJob job : this.jobs) {
+				if (!ahead.contains(job.id())) {
+					jobs.add(job);
+				}
+			}
+			for (ReservedJob job : this.jobs) {
+				if (ahead.contains(job.id())) {
+					jobs.add(job);
+				}
+			}
+			return new Reservation(List.copyOf(jobs), this.nextDue, this.reclaimed, this.expired, this.refused,
 					this.missing, this.serverTime, List.copyOf(this.unsent), null, List.copyOf(this.ahead), this.cutShort);
 		}
 
