@@ -335,22 +335,15 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 
 	@Test
 	void aStartRecordsTheStartsOfFewerThanFourJobsPerThreadNextInLine() throws Exception {
-		CountDownLatch firstTwoEnd = new CountDownLatch(1);
-		CountDownLatch finish = new CountDownLatch(1);
-		AtomicInteger ran = new AtomicInteger();
-		// two threads, 20 reserved ahead: the first reserve starts two jobs at once and holds 20 in line
-		FetchLoop loop = start(2, 20, (job) -> awaitQuietly((ran.incrementAndGet() <= 2) ? firstTwoEnd : finish));
-		List<String> ids = this.queues.enqueueAll(QUEUE, IntStream.range(0, 30).boxed().toList(), JobOptions.defaults())
-			.stream()
-			.map(EnqueueResult::id)
-			.toList();
-		JobRecords records = new JobRecords(this.redis, this.queues, QUEUE);
+		TwoRunningTwentyInLine held = startTwoRunningTwentyInLine();
+		FetchLoop loop = held.loop();
+		List<String> ids = held.ids();
+		JobRecords records = held.records();
 		try {
-			await().atMost(Duration.ofSeconds(10)).until(() -> loop.runningJobs().size() == 22);
 			assertThat(ids.stream().filter((id) -> isStarted(records.mark(id))).count()).isEqualTo(2);
 			// both threads take a job from the line: its start is recorded with those next in line
-			firstTwoEnd.countDown();
-			await().atMost(Duration.ofSeconds(10)).until(() -> ran.get() == 4);
+			held.firstTwoEnd().countDown();
+			await().atMost(Duration.ofSeconds(10)).until(() -> held.ran().get() == 4);
 			long recordedAhead = ids.stream().filter((id) -> isStarted(records.mark(id))).count() - 4;
 
 			// more than one per thread (a call per thread's worth of jobs held a fast drain up), and
@@ -361,7 +354,7 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 				.isEqualTo(22 - 4 - recordedAhead);
 		}
 		finally {
-			finish.countDown();
+			held.finish().countDown();
 			loop.drain(Duration.ofSeconds(5));
 		}
 	}
@@ -415,17 +408,13 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 
 	@Test
 	void aDrainGivesBackUncountedTheJobsInLineWhoseStartsWereRecordedAhead() throws Exception {
-		CountDownLatch firstTwoEnd = new CountDownLatch(1);
-		CountDownLatch finish = new CountDownLatch(1);
-		AtomicInteger ran = new AtomicInteger();
-		FetchLoop loop = start(2, 20, (job) -> awaitQuietly((ran.incrementAndGet() <= 2) ? firstTwoEnd : finish));
-		List<String> ids = this.queues.enqueueAll(QUEUE, IntStream.range(0, 30).boxed().toList(), JobOptions.defaults())
-			.stream()
-			.map(EnqueueResult::id)
-			.toList();
-		JobRecords records = new JobRecords(this.redis, this.queues, QUEUE);
-		await().atMost(Duration.ofSeconds(10)).until(() -> loop.runningJobs().size() == 22);
-		firstTwoEnd.countDown();
+		TwoRunningTwentyInLine held = startTwoRunningTwentyInLine();
+		FetchLoop loop = held.loop();
+		List<String> ids = held.ids();
+		JobRecords records = held.records();
+		CountDownLatch finish = held.finish();
+		AtomicInteger ran = held.ran();
+		held.firstTwoEnd().countDown();
 		await().atMost(Duration.ofSeconds(10)).until(() -> ran.get() == 4);
 		// the 18 jobs in line: some recorded as started with the two that run, none taken by a thread
 		List<String> inLine = loop.runningJobs()
@@ -457,6 +446,29 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 			thread.setDaemon(true);
 			thread.start();
 		}
+	}
+
+	/**
+	 * Two threads, 20 reserved ahead, 30 jobs: the first reserve starts two jobs at once, which
+	 * wait for {@code firstTwoEnd}, and holds 20 in line; the jobs after them wait for
+	 * {@code finish}. Returns once the 22 are held.
+	 */
+	private TwoRunningTwentyInLine startTwoRunningTwentyInLine() {
+		CountDownLatch firstTwoEnd = new CountDownLatch(1);
+		CountDownLatch finish = new CountDownLatch(1);
+		AtomicInteger ran = new AtomicInteger();
+		FetchLoop loop = start(2, 20, (job) -> awaitQuietly((ran.incrementAndGet() <= 2) ? firstTwoEnd : finish));
+		List<String> ids = this.queues.enqueueAll(QUEUE, IntStream.range(0, 30).boxed().toList(), JobOptions.defaults())
+			.stream()
+			.map(EnqueueResult::id)
+			.toList();
+		await().atMost(Duration.ofSeconds(10)).until(() -> loop.runningJobs().size() == 22);
+		return new TwoRunningTwentyInLine(loop, ids, new JobRecords(this.redis, this.queues, QUEUE), firstTwoEnd, finish,
+				ran);
+	}
+
+	private record TwoRunningTwentyInLine(FetchLoop loop, List<String> ids, JobRecords records,
+			CountDownLatch firstTwoEnd, CountDownLatch finish, AtomicInteger ran) {
 	}
 
 	private static boolean isStarted(@Nullable String mark) {
