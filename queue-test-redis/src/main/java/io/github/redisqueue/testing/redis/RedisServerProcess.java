@@ -2,6 +2,7 @@ package io.github.redisqueue.testing.redis;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,7 +31,12 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	private final Path dir;
 
-	private final int port;
+	// chosen anew if the first start finds a port taken meanwhile; kept for every restart
+	private volatile int port;
+
+	private final boolean clusterBus;
+
+	private boolean startedOnce;
 
 	private final List<String> extraArgs;
 
@@ -51,11 +57,34 @@ public final class RedisServerProcess implements AutoCloseable {
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
-		this.port = freePort();
+		this.clusterBus = this.extraArgs.contains("--cluster-enabled");
+		this.port = freePort(this.clusterBus);
 	}
 
-	/** Start the server and wait until it answers PING (and has loaded its data). */
+	/**
+	 * Start the server and wait until it answers PING (and has loaded its data). A first start
+	 * that finds its port (or a cluster node's bus port, the port + 10,000) taken by another
+	 * process since it was chosen starts again on other free ports, up to 5 times in all.
+	 */
 	public RedisServerProcess start() {
+		for (int attempt = 1;; attempt++) {
+			try {
+				startOnce();
+				this.startedOnce = true;
+				return this;
+			}
+			catch (IllegalStateException ex) {
+				if (this.startedOnce || attempt >= 5 || this.process == null || this.process.isAlive()
+						|| !logTail().contains("Address already in use")) {
+					throw ex;
+				}
+				LIVE.remove(this.process);
+				this.port = freePort(this.clusterBus);
+			}
+		}
+	}
+
+	private void startOnce() {
 		List<String> command = new ArrayList<>(List.of(this.binary.toString(), "--port", String.valueOf(this.port),
 				"--bind", "127.0.0.1", "--protected-mode", "no", "--daemonize", "no", "--dir", this.dir.toString()));
 		if (!this.extraArgs.contains("--save")) {
@@ -76,7 +105,6 @@ public final class RedisServerProcess implements AutoCloseable {
 		LIVE.add(this.process);
 		raisePriority(this.process.pid());
 		awaitReady();
-		return this;
 	}
 
 	/**
@@ -263,13 +291,33 @@ public final class RedisServerProcess implements AutoCloseable {
 		}
 	}
 
-	private static int freePort() {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			socket.setReuseAddress(true);
-			return socket.getLocalPort();
+	/**
+	 * A port free now on 127.0.0.1; for a cluster node, one whose bus port (+ 10,000) is free too:
+	 * the kernel's ephemeral ports of other connections may hold it.
+	 */
+	private static int freePort(boolean clusterBus) {
+		for (int attempt = 0; attempt < 100; attempt++) {
+			int port;
+			try (ServerSocket socket = new ServerSocket(0)) {
+				socket.setReuseAddress(true);
+				port = socket.getLocalPort();
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+			if (!clusterBus || (port + 10000 <= 65535 && isFree(port + 10000))) {
+				return port;
+			}
+		}
+		throw new IllegalStateException("No free port with a free cluster bus port (+ 10000) found in 100 tries");
+	}
+
+	private static boolean isFree(int port) {
+		try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getByName("127.0.0.1"))) {
+			return true;
 		}
 		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
+			return false;
 		}
 	}
 
