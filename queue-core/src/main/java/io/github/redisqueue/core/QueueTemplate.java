@@ -340,6 +340,22 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 		return this.reserver.reserve(queue, max, lease, workerId, completions, maxAttempts, startNow, true);
 	}
 
+	/**
+	 * Waits on a waiter from {@link #openWaiter} and reserves right behind the wait, on the
+	 * waiter's own connection, in the round trip of the wait (see
+	 * {@link JobReserver#reserveAfterWait}); for the fetch loops of listener containers.
+	 * @param onlyWoken whether to reserve only when the wait took a wake-up
+	 * @return whether the wait took a wake-up and what the reserve took ({@code null} when it did
+	 * not run); {@code null} when this waiter cannot, and nothing was done
+	 */
+	public @Nullable WaitResult reserveAfterWait(String queue, QueueWaiter waiter, Duration timeout,
+			boolean onlyWoken, int max, Duration lease, String workerId, int maxAttempts, int startNow) {
+		if (!(waiter instanceof ListWaiter list)) {
+			return null;
+		}
+		return this.reserver.reserveAfterWait(queue, list, timeout, onlyWoken, max, lease, workerId, maxAttempts, startNow);
+	}
+
 	@Override
 	public <T> T readPayload(ReservedJob job, Type type) {
 		return this.context.serializer().deserialize(job.payload(), type);

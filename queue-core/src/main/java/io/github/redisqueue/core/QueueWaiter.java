@@ -31,6 +31,16 @@ public interface QueueWaiter extends AutoCloseable {
 		return false;
 	}
 
+	/**
+	 * End a wait in progress without closing the waiter, so that the wait's reply, and the reply
+	 * of a call sent behind it, still arrive; a wait sent after this one may block for its
+	 * timeout.
+	 * @return whether it did; if not, {@link #close()} ends a wait
+	 */
+	default boolean endWait() {
+		return false;
+	}
+
 	/** Stop waiting: a wait in progress ends, and the waiter's connection or subscription is released. */
 	@Override
 	void close();

@@ -25,6 +25,10 @@
 -- when a bound of its own (PAYLOAD_BUDGET, or the budget of jobs it could not hand out) cut it short
 -- while jobs are still ready (0 otherwise: a reserve made at once would take more), then per job: id, payload, headers, attempt, max attempts, token, lease deadline, enqueued at, priority,
 -- ms it waited ready (by the server clock).
+-- ARGV[3] may be 'w' and the count: a reserve sent right behind a wait on the wake-ups (BLMOVE
+-- from K_WAKE to K_WOKEN, on the same connection, so that it runs as soon as that wait ends). It
+-- does anything only when a wake-up is in K_WOKEN; otherwise it returns an empty reply, having
+-- run one command.
 -- Rate limit: the times of the last N hand-outs, oldest first, as N fields of RATE_DIGITS digits
 -- packed in one string (N x 13 bytes, 13 KB for N = 1000): one HGET and one HSET per call whatever
 -- N is, no entry per hand-out beyond the last N. Never handed out counts as time 0.
@@ -58,6 +62,13 @@ local function jcreate_fresh(id, r, fresh)
   end
 end
 
+local count_arg = ARGV[3]
+if string.byte(count_arg, 1) == 119 then
+  if redis.call('DEL', K_WOKEN) == 0 then
+    return {}
+  end
+  count_arg = string.sub(count_arg, 2)
+end
 local now = now_ms()
 local rate_permits, rate_ms = string.match(ARGV[11] or '', '^(%d+):(%d+)$')
 local rate
@@ -98,7 +109,7 @@ end
 if completed > 0 then
   count_completed(completed, now)
 end
-local n, lease, worker = tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
+local n, lease, worker = tonumber(count_arg), tonumber(ARGV[4]), ARGV[5]
 local budget = math.min(tonumber(ARGV[7]), 10)
 local promote_limit = math.min(tonumber(ARGV[7]), math.max(n, 25))
 local override = tonumber(ARGV[9]) or 0

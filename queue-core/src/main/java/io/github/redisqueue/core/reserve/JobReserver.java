@@ -13,12 +13,16 @@ import io.github.redisqueue.core.JobRef;
 import io.github.redisqueue.core.QueueOperations;
 import io.github.redisqueue.core.RateLimit;
 import io.github.redisqueue.core.Reservation;
+import io.github.redisqueue.core.WaitResult;
 import io.github.redisqueue.core.WorkerIds;
 import io.github.redisqueue.core.batch.QueueBatches;
 import io.github.redisqueue.core.engine.QueueContext;
 import io.github.redisqueue.core.script.QueueKeys;
+import io.github.redisqueue.core.script.QueueScriptExecutor;
 import io.github.redisqueue.core.script.ScriptArgs;
 import io.github.redisqueue.core.script.ScriptReplies;
+import io.github.redisqueue.core.wakeup.ListWaiter;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
 import static io.github.redisqueue.core.script.ScriptArgs.encodeNumber;
@@ -56,6 +60,52 @@ public final class JobReserver {
 	public Reservation reserve(String queue, int max, Duration lease, String workerId, Collection<JobRef> completions,
 			int maxAttempts, int startNow, boolean inTurn) {
 		QueueKeys[] parts = this.context.partitions(queue);
+		checkReserve(max, lease, workerId, maxAttempts);
+		JobIds.validateRefs(completions);
+		Reservation reservation;
+		if (parts.length == 1) {
+			reservation = reserved(queue, parts[0], this.context.executor()
+				.run(this.context.executor().scripts().reserve(), parts[0], reserveArgs(max, lease, workerId, completions,
+						maxAttempts, startNow, this.context.settings().rateLimit(queue))), startNow);
+		}
+		else {
+			this.context.register(parts[0]);
+			reservation = new PartitionedReserve(this.context, this, queue, parts, this.context.partitioning().nextTurn(queue, parts.length), inTurn)
+				.reserve(max, lease, workerId, completions, maxAttempts, startNow);
+		}
+		return recorded(queue, completions.size(), reservation);
+	}
+
+	/**
+	 * Waits on the wake-ups of a queue of one partition, with a reserve sent right behind the wait
+	 * on the waiter's own connection (see {@link QueueScriptExecutor#runAfterWait}), so that a
+	 * wake-up and the jobs it announces take one round trip. With {@code onlyWoken} the reserve
+	 * runs only when the wait took a wake-up; else it runs either way. It carries no completions.
+	 * @return whether the wait took a wake-up, and the reservation, {@code null} when the reserve
+	 * did not run; {@code null} for a waiter without a connection of its own
+	 */
+	public @Nullable WaitResult reserveAfterWait(String queue, ListWaiter waiter, Duration timeout, boolean onlyWoken,
+			int max, Duration lease, String workerId, int maxAttempts, int startNow) {
+		RedisClusterAsyncCommands<byte[], byte[]> connection = waiter.connection();
+		if (connection == null) {
+			return null;
+		}
+		checkReserve(max, lease, workerId, maxAttempts);
+		List<byte[]> args = reserveArgs(max, lease, workerId, List.of(), maxAttempts, startNow,
+				this.context.settings().rateLimit(queue));
+		if (onlyWoken) {
+			args.set(0, encodeUtf8("w" + max));
+		}
+		QueueKeys k = waiter.keys();
+		QueueScriptExecutor.AfterWait after = this.context.executor()
+			.runAfterWait(connection, k.wake(), k.woken(), timeout, this.context.executor().scripts().reserve(), k, args);
+		if (after.reply().isEmpty()) {
+			return new WaitResult(after.woken(), null);
+		}
+		return new WaitResult(after.woken(), recorded(queue, 0, reserved(queue, k, after.reply(), startNow)));
+	}
+
+	private void checkReserve(int max, Duration lease, String workerId, int maxAttempts) {
 		if (maxAttempts < 0 || maxAttempts > JobOptions.MAX_ATTEMPTS_LIMIT) {
 			throw new IllegalArgumentException("Max attempts " + maxAttempts + " is out of range: it must be from 1 to "
 					+ JobOptions.MAX_ATTEMPTS_LIMIT + ", or 0 for the job's own");
@@ -66,20 +116,15 @@ public final class JobReserver {
 		}
 		checkLease(lease);
 		WorkerIds.validateIdentity(workerId);
-		JobIds.validateRefs(completions);
-		Reservation reservation;
-		if (parts.length == 1) {
-			ScriptReplies.ReserveReply reply = ScriptReplies.reservation(queue, this.context.executor()
-				.run(this.context.executor().scripts().reserve(), parts[0], reserveArgs(max, lease, workerId, completions,
-						maxAttempts, startNow, this.context.settings().rateLimit(queue))), (raw) -> this.context.headers(queue, raw));
-			reservation = reserved(queue, parts[0], reply).aheadFrom(startNow);
-		}
-		else {
-			this.context.register(parts[0]);
-			reservation = new PartitionedReserve(this.context, this, queue, parts, this.context.partitioning().nextTurn(queue, parts.length), inTurn)
-				.reserve(max, lease, workerId, completions, maxAttempts, startNow);
-		}
-		this.context.record(queue, JobOutcome.COMPLETED, completions.size() - reservation.refusedCompletions()
+	}
+
+	private Reservation reserved(String queue, QueueKeys k, List<Object> reply, int startNow) {
+		return reserved(queue, k, ScriptReplies.reservation(queue, reply, (raw) -> this.context.headers(queue, raw)))
+			.aheadFrom(startNow);
+	}
+
+	private Reservation recorded(String queue, int completions, Reservation reservation) {
+		this.context.record(queue, JobOutcome.COMPLETED, completions - reservation.refusedCompletions()
 				- reservation.missingCompletions() - reservation.unsentCompletions().size());
 		this.context.record(queue, JobOutcome.REAPED, reservation.reclaimed());
 		this.context.record(queue, JobOutcome.EXPIRED, reservation.expired());

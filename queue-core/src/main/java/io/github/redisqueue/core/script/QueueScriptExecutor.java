@@ -7,6 +7,7 @@ import java.util.function.Function;
 
 import io.github.redisqueue.QueueException;
 import io.github.redisqueue.core.QueueScripts;
+import io.lettuce.core.LMoveArgs;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
@@ -297,6 +298,49 @@ public final class QueueScriptExecutor {
 			preload();
 			return pipelinedOnce(commands);
 		}
+	}
+
+	/**
+	 * Waits on a queue's wake-ups ({@code BLMOVE} from {@code wake} to {@code woken}, blocking up to
+	 * {@code timeout}) and sends a script call of the queue right behind it on the same connection
+	 * ({@code connection}, one of its own, not shared): Redis runs the call as soon as the wait
+	 * ends, so that a wake-up and what follows it take one round trip. A call that fails recovers
+	 * as a single call does ({@link #recover}), once the wait is over.
+	 * @return whether the wait took a wake-up, and the call's reply
+	 */
+	public AfterWait runAfterWait(RedisClusterAsyncCommands<byte[], byte[]> connection, byte[] wake, byte[] woken,
+			Duration timeout, RedisScript<?> script, QueueKeys k, List<byte[]> args) {
+		opened();
+		byte[][] keys = k.scriptKeys().toArray(byte[][]::new);
+		byte[][] argv = queueArgs(k, args).toArray(byte[][]::new);
+		Duration callTimeout = this.calls.commandTimeout();
+		long deadline = System.nanoTime() + timeout.toNanos() + callTimeout.toNanos();
+		RedisFuture<byte[]> wait;
+		RedisFuture<List<Object>> call;
+		try {
+			wait = connection.blmove(wake, woken, LMoveArgs.Builder.leftRight(), Math.max(1, timeout.toMillis()) / 1000.0);
+			call = this.calls.send(connection, script, keys, argv);
+		}
+		catch (RuntimeException ex) {
+			throw this.calls.translate(ex);
+		}
+		boolean wokenUp = this.calls.await(wait, deadline, callTimeout) != null;
+		List<Object> reply;
+		try {
+			reply = this.calls.await(call, deadline, callTimeout);
+		}
+		catch (DataAccessException ex) {
+			reply = this.calls.recover(connection, script, keys, argv, ex, deadline, callTimeout);
+		}
+		return new AfterWait(wokenUp, (reply != null) ? reply : List.of());
+	}
+
+	/**
+	 * What {@link #runAfterWait} found.
+	 * @param woken whether the wait took a wake-up before its timeout
+	 * @param reply the reply of the call sent behind it
+	 */
+	public record AfterWait(boolean woken, List<Object> reply) {
 	}
 
 	/**

@@ -17,6 +17,7 @@ import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.QueueWaiter;
 import io.github.redisqueue.core.Reservation;
 import io.github.redisqueue.core.ReservedJob;
+import io.github.redisqueue.core.WaitResult;
 import io.github.redisqueue.listener.ContainerOptions;
 import io.github.redisqueue.listener.ack.AckBatcher;
 import org.jspecify.annotations.Nullable;
@@ -29,7 +30,10 @@ import org.slf4j.LoggerFactory;
  * work in line it waits until half the prefetch is free, so that a drain reserves a handful of
  * jobs per call rather than one per finished job), and when the queue is
  * empty blocks on Redis until a wake-up, the next delayed job's due time, or the poll interval,
- * whichever comes first. An idle loop sends one blocking command per poll interval, plus one
+ * whichever comes first. For a queue of one partition, the first waits after a wake-up of a loop holding no job have a
+ * reserve sent right behind them on the waiter's connection, which Redis runs as soon as the wait
+ * ends (see {@link #RESERVING_WAITS}): a job enqueued to a waiting loop is taken in one round
+ * trip. An idle loop sends one blocking command per poll interval, plus one
  * reserve per half lease so that leases other workers left to expire are reclaimed even when no
  * reaper runs. The loop of a partitioned queue waits for its partitions' announcements instead,
  * which a broken subscription may miss, so it reserves (one call per partition, sent together)
@@ -65,6 +69,14 @@ public final class FetchLoop implements Runnable {
 	 * acknowledgements and takes what they free.
 	 */
 	static final Duration GATHER = Duration.ofNanos(300_000);
+
+	/**
+	 * While a loop that holds no job has been woken within its last this many waits, each wait has a reserve sent
+	 * right behind it on the waiter's connection, which Redis runs as soon as the wait ends (only
+	 * when it took a wake-up, unless a reserve is due anyway): a wake-up and the jobs it announces
+	 * take one round trip. A loop left quiet longer waits alone, one command per wait.
+	 */
+	static final int RESERVING_WAITS = 3;
 
 	private final QueueTemplate template;
 
@@ -106,6 +118,10 @@ public final class FetchLoop implements Runnable {
 	private volatile boolean active = true;
 
 	private boolean reserveNext = true;
+
+	// waits in a row that timed out: the first few have a reserve sent behind them (see
+	// RESERVING_WAITS), later ones wait alone
+	private int quietWaits;
 
 	// a waiter that may miss wake-ups was just opened: what was announced before it listened is
 	// taken by one more reserve before the first wait
@@ -302,35 +318,8 @@ public final class FetchLoop implements Runnable {
 				logger.info("{} completions of queue '{}' found no job: already completed or gone",
 						reservation.missingCompletions(), this.queue);
 			}
-			this.lastReserve = System.nanoTime();
-			this.slots.reserved(this.lastReserve - sent);
-			this.serverClock.update(reservation.serverTime());
-			this.nextDue = reservation.nextDue();
-			this.rateLimitedUntil = reservation.rateLimitedUntil();
-			List<ReservedJob> jobs = reservation.jobs();
-			Set<String> ahead = reservation.reservedAhead().isEmpty() ? Set.of()
-					: new HashSet<>(reservation.reservedAhead());
-			for (int i = 0; i < jobs.size(); i++) {
-				try {
-					dispatch(jobs.get(i), ahead.contains(jobs.get(i).id()));
-				}
-				catch (RuntimeException | Error ex) {
-					giveBack(jobs.subList(i + 1, jobs.size()).stream().map(ReservedJob::ref).toList(), false,
-							"undispatched");
-					throw ex;
-				}
-			}
-			if (!this.active || jobs.size() == free || this.rateLimitedUntil != null || reservation.cutShort()) {
-				// a loop the rate limit cut short waits for its next hand-out in the next step; one
-				// that a bound of the call's own cut short (payload bytes, a run of expired jobs)
-				// reserves again at once
-				return;
-			}
-			if (!this.slots.jobs().isEmpty() && awaitOwnRelease()) {
-				// short, with jobs of its own running: one of them finished meanwhile
-				return;
-			}
-			if (!jobs.isEmpty()) {
+			this.slots.reserved(System.nanoTime() - sent);
+			if (took(reservation, free)) {
 				return;
 			}
 		}
@@ -343,10 +332,27 @@ public final class FetchLoop implements Runnable {
 			this.reserveNext = true;
 			return;
 		}
+		if (!this.active) {
+			return;
+		}
 		this.acks.setSentWithReserve(false);
+		Duration wait = this.serverClock.waitTime(this.options.pollInterval(), this.nextDue);
+		WaitResult waited = null;
+		int waitFree = this.slots.free();
 		boolean woken;
 		try {
-			woken = current.await(this.serverClock.waitTime(this.options.pollInterval(), this.nextDue));
+			// only a loop that holds no job: its free slots and idle threads cannot change while it
+			// waits, so the reserve sent before the wait asks for what it would ask after it
+			if (this.quietWaits < RESERVING_WAITS && this.slots.jobs().isEmpty()) {
+				// a timed-out wait is followed by a reserve when a delayed job falls due at its end,
+				// or a lease somewhere may have run out by then (checked every half lease)
+				boolean always = current.mayMissWakeups() || (this.nextDue != null && wait.compareTo(this.options.pollInterval()) < 0)
+						|| System.nanoTime() + wait.toNanos() - this.lastReserve >= this.reclaimEvery.toNanos();
+				this.slots.resetReleases();
+				waited = this.template.reserveAfterWait(this.queue, current, wait, !always, waitFree, this.options.lease(),
+						this.workerId, this.maxAttempts, this.slots.startNow());
+			}
+			woken = (waited != null) ? waited.woken() : current.await(wait);
 		}
 		catch (RuntimeException ex) {
 			// open a fresh connection for the next wait
@@ -356,10 +362,62 @@ public final class FetchLoop implements Runnable {
 		finally {
 			this.acks.setSentWithReserve(this.active);
 		}
+		this.quietWaits = woken ? 0 : this.quietWaits + 1;
+		Reservation behind = (waited != null) ? waited.reservation() : null;
+		if (behind != null) {
+			// the reserve sent behind the wait ran: what it took is handled as any reserve's
+			this.reserveNext = true;
+			if (!took(behind, waitFree)) {
+				this.reserveNext = false;
+			}
+			return;
+		}
 		// after a quiet wait, reserve only when something may have changed without a wake-up: a
 		// delayed job fell due, or a lease somewhere may have run out (checked every half lease)
 		this.reserveNext = woken || current.mayMissWakeups() || this.serverClock.isDue(this.nextDue)
 				|| System.nanoTime() - this.lastReserve >= this.reclaimEvery.toNanos();
+	}
+
+	/**
+	 * Handle what a reserve took: dispatch its jobs, and tell whether the loop goes on at once
+	 * (all slots filled, a limit or bound cut the call short, or jobs of its own finished within
+	 * the linger) rather than waiting on Redis next.
+	 */
+	private boolean took(Reservation reservation, int free) {
+		if (!this.active) {
+			// a call that returned after a stop (one sent behind a wait that the stop ended): none
+			// of its jobs runs here
+			giveBack(reservation.jobs().stream().map(ReservedJob::ref).toList(), false, "prefetched");
+			return true;
+		}
+		this.lastReserve = System.nanoTime();
+		this.serverClock.update(reservation.serverTime());
+		this.nextDue = reservation.nextDue();
+		this.rateLimitedUntil = reservation.rateLimitedUntil();
+		List<ReservedJob> jobs = reservation.jobs();
+		Set<String> ahead = reservation.reservedAhead().isEmpty() ? Set.of()
+				: new HashSet<>(reservation.reservedAhead());
+		for (int i = 0; i < jobs.size(); i++) {
+			try {
+				dispatch(jobs.get(i), ahead.contains(jobs.get(i).id()));
+			}
+			catch (RuntimeException | Error ex) {
+				giveBack(jobs.subList(i + 1, jobs.size()).stream().map(ReservedJob::ref).toList(), false,
+						"undispatched");
+				throw ex;
+			}
+		}
+		if (!this.active || jobs.size() == free || this.rateLimitedUntil != null || reservation.cutShort()) {
+			// a loop the rate limit cut short waits for its next hand-out in the next step; one
+			// that a bound of the call's own cut short (payload bytes, a run of expired jobs)
+			// reserves again at once
+			return true;
+		}
+		if (!this.slots.jobs().isEmpty() && awaitOwnRelease()) {
+			// short, with jobs of its own running: one of them finished meanwhile
+			return true;
+		}
+		return !jobs.isEmpty();
 	}
 
 	private void dispatch(ReservedJob job, boolean ahead) {
@@ -482,14 +540,23 @@ public final class FetchLoop implements Runnable {
 		}
 	}
 
-	/** Stop fetching: ends a blocking wait at once by closing its connection. */
+	/**
+	 * Stop fetching: ends a blocking wait at once, with the waiter's own means where it has one
+	 * (a reserve sent behind the wait then still runs, and what it took reaches the loop, which
+	 * dispatches it or gives it back as it gives back any job reserved ahead), else by closing
+	 * its connection; the loop closes the waiter as it ends.
+	 */
 	private void stopFetching() {
+		QueueWaiter current;
 		synchronized (this) {
 			this.active = false;
+			current = this.waiter;
 		}
 		this.stopped.countDown();
 		this.slots.wakeRefill();
-		closeWaiter();
+		if (current == null || !current.endWait()) {
+			closeWaiter();
+		}
 	}
 
 	/** Wait up to 10 s for the loop's thread to leave {@link #run()}; a stop ends a blocking wait at once. */

@@ -1,0 +1,112 @@
+package io.github.redisqueue.core;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redisqueue.testing.redis.RedisServerProcess;
+import io.github.redisqueue.testing.redis.TestRedis;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A reserve sent right behind a wait on the waiter's own connection runs as soon as the wait
+ * ends: a job enqueued during the wait is taken in the wait's round trip, and a wait that timed
+ * out runs nothing behind it but the check, unless the reserve was asked for either way.
+ */
+// on one server only: it counts the commands of a server of its own
+@Tag("single-node")
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ReserveAfterWaitIntegrationTests {
+
+	private static final Duration LEASE = Duration.ofMinutes(1);
+
+	private RedisServerProcess server;
+
+	private LettuceConnectionFactory factory;
+
+	@BeforeAll
+	void start() {
+		this.server = TestRedis.startPrivate();
+		this.factory = TestRedis.connectionFactory(this.server.endpoint());
+	}
+
+	@AfterAll
+	void stop() {
+		this.factory.destroy();
+		this.server.close();
+	}
+
+	@Test
+	void aJobEnqueuedDuringTheWaitIsTakenByTheReserveSentBehindIt() throws Exception {
+		QueueTemplate queues = new QueueTemplate(this.factory);
+		queues.reserve("behind", 1, LEASE);
+		try (QueueWaiter waiter = queues.openWaiter("behind")) {
+			// far beyond the waits below: only a wake-up ends this wait in time
+			CompletableFuture<WaitResult> waited = CompletableFuture.supplyAsync(
+					() -> queues.reserveAfterWait("behind", waiter, Duration.ofMinutes(10), true, 4, LEASE, "w-1", 0, 4));
+			await().atMost(Duration.ofSeconds(30)).until(() -> blockedClients() == 1);
+			long scriptsBefore = scriptCalls();
+			String id = queues.enqueue("behind", "payload").id();
+
+			WaitResult result = waited.get(2, TimeUnit.MINUTES);
+			assertThat(result.woken()).isTrue();
+			assertThat(result.reservation()).isNotNull();
+			assertThat(result.reservation().jobs()).extracting(ReservedJob::id).containsExactly(id);
+			assertThat(result.reservation().reservedAhead()).as("started at once, a thread being free").isEmpty();
+			assertThat(scriptCalls() - scriptsBefore).as("script calls: the enqueue and the reserve behind the wait")
+				.isEqualTo(2);
+			assertThat(new QueueAdmin(queues).job("behind", id)).get()
+				.satisfies((job) -> assertThat(job.state()).isEqualTo(JobState.ACTIVE))
+				.satisfies((job) -> assertThat(job.worker()).isEqualTo("w-1"));
+		}
+	}
+
+	@Test
+	void aWaitThatTimesOutRunsOnlyTheCheckBehindItUnlessTheReserveIsAskedForEitherWay() {
+		QueueTemplate queues = new QueueTemplate(this.factory);
+		queues.reserve("quiet", 1, LEASE);
+		try (QueueWaiter waiter = queues.openWaiter("quiet")) {
+			Map<String, Long> before = TestRedis.commandStats(this.server.endpoint());
+			WaitResult quiet = queues.reserveAfterWait("quiet", waiter, Duration.ofMillis(50), true, 4, LEASE, "w-2", 0,
+					4);
+			assertThat(quiet.woken()).isFalse();
+			assertThat(quiet.reservation()).as("nothing ran behind a wait that took no wake-up").isNull();
+			Map<String, Long> after = TestRedis.commandStats(this.server.endpoint());
+			assertThat(after.getOrDefault("time", 0L)).as("the reserve stopped before reading the clock")
+				.isEqualTo(before.getOrDefault("time", 0L));
+			assertThat(after.getOrDefault("del", 0L) - before.getOrDefault("del", 0L)).isEqualTo(1);
+
+			// a job that falls due during the next wait, its wake-up taken by another wait: only a
+			// reserve that runs finds it
+			String id = queues.enqueue("quiet", "late", JobOptions.builder().delay(Duration.ofMillis(1)).build()).id();
+			assertThat(waiter.await(Duration.ofMinutes(1))).isTrue();
+			WaitResult due = queues.reserveAfterWait("quiet", waiter, Duration.ofMillis(50), false, 4, LEASE,
+					"w-2", 0, 4);
+			assertThat(due.woken()).isFalse();
+			assertThat(due.reservation()).isNotNull();
+			assertThat(due.reservation().jobs()).extracting(ReservedJob::id).containsExactly(id);
+		}
+	}
+
+	private long blockedClients() {
+		try (var connection = this.factory.getConnection()) {
+			return Long.parseLong(connection.serverCommands().info("clients").getProperty("blocked_clients"));
+		}
+	}
+
+	private long scriptCalls() {
+		Map<String, Long> stats = TestRedis.commandStats(this.server.endpoint());
+		return stats.getOrDefault("fcall", 0L) + stats.getOrDefault("evalsha", 0L) + stats.getOrDefault("eval", 0L);
+	}
+
+}
