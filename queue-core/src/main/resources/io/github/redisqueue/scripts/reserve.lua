@@ -28,7 +28,7 @@
 -- ARGV[3] may be 'w' and the count: a reserve sent right behind a wait on the wake-ups (BLMOVE
 -- from K_WAKE to K_WOKEN, on the same connection, so that it runs as soon as that wait ends). It
 -- does anything only when a wake-up is in K_WOKEN; otherwise it returns an empty reply, having
--- run one command.
+-- run one command (a read).
 -- Rate limit: the times of the last N hand-outs, oldest first, as N fields of RATE_DIGITS digits
 -- packed in one string (N x 13 bytes, 13 KB for N = 1000): one HGET and one HSET per call whatever
 -- N is, no entry per hand-out beyond the last N. Never handed out counts as time 0.
@@ -64,7 +64,8 @@ end
 
 local count_arg = ARGV[3]
 if string.byte(count_arg, 1) == 119 then
-  if redis.call('DEL', K_WOKEN) == 0 then
+  -- a read: the wake-up is deleted below with the others, once the arguments are checked
+  if redis.call('LLEN', K_WOKEN) == 0 then
     return {}
   end
   count_arg = string.sub(count_arg, 2)
