@@ -172,11 +172,13 @@ end
 
 -- Takes up to n jobs off the head of ready: from the ready set and the plain list, merged by score,
 -- while their bytes (a plain element's length; a record's and its payload's, see jsize) come to at
--- most bytes, the first job always. Plain elements are read as the merge needs them: one, then 4
--- at a time (a read of large elements that the bytes left cannot take is wasted).
--- Returns a list of {id, element} in ready order, element being the plain element or false, and
--- the number of tombstones taken off the list on the way (they count against n: a caller that
--- got fewer jobs than asked for while tombstones were dropped may call again).
+-- most bytes, the first job always. Plain elements are read as the merge needs them: two, then 4
+-- at a time (a read of large elements that the bytes left cannot take is wasted; two at first, so
+-- that a list of one job is known to end after one read).
+-- Returns a list of {id, element} in ready order, element being the plain element or false, the
+-- number of tombstones taken off the list on the way (they count against n: a caller that got
+-- fewer jobs than asked for while tombstones were dropped may call again), and whether both ran
+-- out (nothing else was ready: a caller need not look again, unless it made jobs ready since).
 local function pop_ready(n, bytes)
   local z = redis.call('ZRANGE', K_READY, 0, n - 1, 'WITHSCORES')
   local out, used, dropped = {}, 0, 0
@@ -184,7 +186,7 @@ local function pop_ready(n, bytes)
   local l, li, list_end = {}, 1, false
   while #out + dropped < n do
     if li > #l and not list_end then
-      local want = math.min((taken == 0) and 1 or 4, n - #out - dropped)
+      local want = math.min((taken == 0) and 2 or 4, n - #out - dropped)
       l, li = redis.call('LRANGE', K_PLAIN, taken, taken + want - 1), 1
       list_end = #l < want
     end
@@ -224,7 +226,9 @@ local function pop_ready(n, bytes)
     redis.call('LTRIM', K_PLAIN, taken, -1)
   end
   tombs_dropped(dropped)
-  return out, dropped
+  -- the set was read whole (fewer than n) and taken, the list's end was read and taken
+  local ran_out = zi > #z and #z < 2 * n and list_end and li > #l
+  return out, dropped, ran_out
 end
 
 -- the plain element of job id (a number) and its index in the list, or nil. The list is in id

@@ -153,10 +153,13 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
     end
   end
   while got < n and budget > 0 and bytes < PAYLOAD_BUDGET do
-    local popped, dropped = pop_ready(n - got, PAYLOAD_BUDGET - bytes)
+    local popped, dropped, ran_out = pop_ready(n - got, PAYLOAD_BUDGET - bytes)
     if #popped == 0 and (dropped == 0 or tombs <= 0) then
       break
     end
+    -- a job that cannot be handed out is dead-lettered, cancelled or expired, which may make
+    -- others ready (its batch or group admits the next): only then is ready read again
+    local budget_before = budget
     tombs = tombs - dropped
     for _, entry in ipairs(popped) do
       local id, element = entry[1], entry[2]
@@ -262,6 +265,9 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
       end
     end
     hand_out()
+    if ran_out and budget == budget_before then
+      break
+    end
   end
   out[4] = got
   if got < n and (bytes >= PAYLOAD_BUDGET or budget <= 0 or tombs <= 0) and ready_count() > 0 then
