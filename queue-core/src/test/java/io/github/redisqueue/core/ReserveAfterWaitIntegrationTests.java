@@ -99,6 +99,27 @@ class ReserveAfterWaitIntegrationTests {
 		}
 	}
 
+	@Test
+	void endingAWaitRunsTheReserveBehindItAndSaysWhetherAWaitWasEnded() throws Exception {
+		QueueTemplate queues = new QueueTemplate(this.factory);
+		queues.reserve("ended", 1, LEASE);
+		try (QueueWaiter waiter = queues.openWaiter("ended")) {
+			assertThat(waiter.endWait()).as("no wait under way").isFalse();
+			// the reserve behind the wait is asked for either way: it runs once the wait is ended
+			String id = queues.enqueue("ended", "x").id();
+			assertThat(waiter.await(Duration.ofMinutes(1))).as("the enqueue's wake-up").isTrue();
+			CompletableFuture<WaitResult> waited = CompletableFuture.supplyAsync(
+					() -> queues.reserveAfterWait("ended", waiter, Duration.ofMinutes(10), false, 4, LEASE, "w-4", 0, 4));
+			await().atMost(Duration.ofSeconds(30)).until(() -> blockedClients() == 1);
+
+			assertThat(waiter.endWait()).isTrue();
+			WaitResult result = waited.get(2, TimeUnit.MINUTES);
+			assertThat(result.woken()).isFalse();
+			assertThat(result.reservation()).isNotNull();
+			assertThat(result.reservation().jobs()).extracting(ReservedJob::id).containsExactly(id);
+		}
+	}
+
 	private long blockedClients() {
 		try (var connection = this.factory.getConnection()) {
 			return Long.parseLong(connection.serverCommands().info("clients").getProperty("blocked_clients"));

@@ -1,6 +1,5 @@
 package io.github.redisqueue.core.wakeup;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -8,6 +7,7 @@ import java.util.concurrent.TimeoutException;
 
 import io.github.redisqueue.core.QueueWaiter;
 import io.github.redisqueue.core.script.QueueKeys;
+import io.lettuce.core.UnblockType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
@@ -41,6 +41,14 @@ public final class ListWaiter implements QueueWaiter {
 		this.connectionFactory = connectionFactory;
 		this.connection = connectionFactory.getConnection();
 		this.keys = keys;
+		try {
+			// opened now, not by the first wait: completions sent in front of a wait do not wait for it
+			connection();
+		}
+		catch (RuntimeException ex) {
+			this.connection.close();
+			throw ex;
+		}
 	}
 
 	@Override
@@ -91,7 +99,8 @@ public final class ListWaiter implements QueueWaiter {
 	/**
 	 * Ends the wait of this waiter's own connection with {@code CLIENT UNBLOCK}, sent on another
 	 * connection, so that a call sent behind the wait runs and its reply still arrives.
-	 * @return whether Redis took the command (also when the connection was not blocked then)
+	 * @return whether it ended a wait; {@code false} when the connection was not blocked then, or
+	 * Redis refused the command: close the waiter instead
 	 */
 	@Override
 	public boolean endWait() {
@@ -100,11 +109,21 @@ public final class ListWaiter implements QueueWaiter {
 			return false;
 		}
 		try (RedisConnection other = this.connectionFactory.getConnection()) {
-			other.execute("CLIENT", "UNBLOCK".getBytes(StandardCharsets.US_ASCII),
-					Long.toString(id).getBytes(StandardCharsets.US_ASCII));
-			return true;
+			// by Lettuce's own command: Spring Data Redis reads the reply of a CLIENT command as a status
+			// and fails on this one's integer (after Redis ran it)
+			if (!(other.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> commands)) {
+				return false;
+			}
+			// 1 when it was blocked and is no longer; 0 when it was not blocked (its wait not sent yet,
+			// or over) or is another client now (the connection was reconnected): closed instead
+			Long unblocked = commands.clientUnblock(id, UnblockType.TIMEOUT).get(10, TimeUnit.SECONDS);
+			return unblocked != null && unblocked == 1;
 		}
-		catch (RuntimeException ex) {
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+		catch (ExecutionException | TimeoutException | RuntimeException ex) {
 			return false;
 		}
 	}
