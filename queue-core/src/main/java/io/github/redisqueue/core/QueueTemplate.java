@@ -8,6 +8,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 import io.github.redisqueue.QueueException;
 import io.github.redisqueue.core.batch.QueueBatches;
@@ -350,10 +351,30 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	 */
 	public @Nullable WaitResult reserveAfterWait(String queue, QueueWaiter waiter, Duration timeout,
 			boolean onlyWoken, int max, Duration lease, String workerId, int maxAttempts, int startNow) {
+		return reserveAfterWait(queue, waiter, timeout, onlyWoken, max, lease, workerId, maxAttempts, startNow, List.of(),
+				(results) -> {
+				});
+	}
+
+	/**
+	 * Like {@link #reserveAfterWait(String, QueueWaiter, Duration, boolean, int, Duration, String, int, int)},
+	 * with completions sent in front of the wait in the same write (see {@link JobReserver#reserveAfterWait}).
+	 * @param completions jobs to complete first
+	 * @param completed takes their results once Redis answered them (before the wait is over), or
+	 * {@code null} when they were not recorded; called once whenever there are completions
+	 * @return as the other form
+	 */
+	public @Nullable WaitResult reserveAfterWait(String queue, QueueWaiter waiter, Duration timeout,
+			boolean onlyWoken, int max, Duration lease, String workerId, int maxAttempts, int startNow,
+			Collection<JobRef> completions, Consumer<@Nullable List<AckResult>> completed) {
 		if (!(waiter instanceof ListWaiter list)) {
+			if (!completions.isEmpty()) {
+				completed.accept(null);
+			}
 			return null;
 		}
-		return this.reserver.reserveAfterWait(queue, list, timeout, onlyWoken, max, lease, workerId, maxAttempts, startNow);
+		return this.reserver.reserveAfterWait(queue, list, timeout, onlyWoken, max, lease, workerId, maxAttempts, startNow,
+				completions, completed);
 	}
 
 	@Override

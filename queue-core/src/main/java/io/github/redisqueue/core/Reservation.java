@@ -33,8 +33,9 @@ import org.jspecify.annotations.Nullable;
  * first, so that losing it counts against its max attempts (see docs/usage.md, attempts and losses)
  * @param cutShort whether the call handed out fewer jobs than asked, while jobs were still ready,
  * because it reached a bound of its own: the bytes of the payloads it handed out (one call stops past
- * 64 KB), or the run of jobs it popped that could not be handed out (expired, damaged, gone); a
- * reserve made at once takes more
+ * 64 KB), or the run of jobs it popped that could not be handed out (expired, damaged, gone); or it
+ * took back as many expired leases as one call may (more may have run out, which no wake-up
+ * announces); a reserve made at once takes more
  * @since 0.1.0
  */
 public record Reservation(List<ReservedJob> jobs, @Nullable Instant nextDue, int reclaimed, int expired,

@@ -23,7 +23,9 @@
 -- batches whose completion job waits to be handed off (see batch.lua 'pending'), when the rate
 -- limit cut the call short the time its next hand-out is due (ms, server clock; -1 otherwise), 1
 -- when a bound of its own (PAYLOAD_BUDGET, or the budget of jobs it could not hand out) cut it short
--- while jobs are still ready (0 otherwise: a reserve made at once would take more), then per job: id, payload, headers, attempt, max attempts, token, lease deadline, enqueued at, priority,
+-- while jobs are still ready, or it took back as many expired leases as it may (ARGV[6]; more may
+-- have run out, which no wake-up announces) and handed out fewer than asked (0 otherwise: a
+-- reserve made at once would take more), then per job: id, payload, headers, attempt, max attempts, token, lease deadline, enqueued at, priority,
 -- ms it waited ready (by the server clock).
 -- ARGV[3] may be 'w' and the count: a reserve sent right behind a wait on the wake-ups (BLMOVE
 -- from K_WAKE to K_WOKEN, on the same connection, so that it runs as soon as that wait ends). It
@@ -271,6 +273,8 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
   end
   out[4] = got
   if got < n and (bytes >= PAYLOAD_BUDGET or budget <= 0 or tombs <= 0) and ready_count() > 0 then
+    out[10] = 1
+  elseif got < n and reclaimed > 0 and reclaimed >= tonumber(ARGV[6]) then
     out[10] = 1
   end
   if rate and got > 0 then

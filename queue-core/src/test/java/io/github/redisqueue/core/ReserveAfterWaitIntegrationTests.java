@@ -1,6 +1,8 @@
 package io.github.redisqueue.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -96,6 +98,40 @@ class ReserveAfterWaitIntegrationTests {
 			assertThat(due.woken()).isFalse();
 			assertThat(due.reservation()).isNotNull();
 			assertThat(due.reservation().jobs()).extracting(ReservedJob::id).containsExactly(id);
+		}
+	}
+
+	@Test
+	void completionsSentInFrontOfTheWaitAreAnsweredBeforeItEnds() {
+		QueueTemplate queues = new QueueTemplate(this.factory);
+		queues.enqueue("front", "first");
+		ReservedJob first = queues.reserve("front", 1, LEASE).get(0);
+		List<List<AckResult>> answers = new ArrayList<>();
+		String[] second = new String[1];
+		try (QueueWaiter waiter = queues.openWaiter("front")) {
+			// the wake-up the first enqueue left
+			assertThat(waiter.await(Duration.ofMinutes(1))).isTrue();
+			// the job enqueued once the completion is answered ends the wait: the answer came first
+			WaitResult result = queues.reserveAfterWait("front", waiter, Duration.ofMinutes(10), true, 4, LEASE, "w-3", 0,
+					4, List.of(first.ref()), (results) -> {
+						answers.add(results);
+						second[0] = queues.enqueue("front", "second").id();
+					});
+			assertThat(answers).containsExactly(List.of(AckResult.OK));
+			assertThat(result.woken()).isTrue();
+			assertThat(result.reservation()).isNotNull();
+			assertThat(result.reservation().jobs()).extracting(ReservedJob::id).containsExactly(second[0]);
+			assertThat(new QueueAdmin(queues).job("front", first.id())).isEmpty();
+			assertThat(new QueueAdmin(queues).counts("front").total("completed")).isEqualTo(1);
+
+			// a completion refused by its token is answered so, and the wait goes on
+			answers.clear();
+			WaitResult quiet = queues.reserveAfterWait("front", waiter, Duration.ofMillis(50), true, 4, LEASE, "w-3", 0,
+					4, List.of(new JobRef(second[0], 99)), answers::add);
+			assertThat(answers).containsExactly(List.of(AckResult.STALE_TOKEN));
+			assertThat(quiet.woken()).isFalse();
+			assertThat(new QueueAdmin(queues).job("front", second[0])).get()
+				.satisfies((job) -> assertThat(job.state()).isEqualTo(JobState.ACTIVE));
 		}
 	}
 

@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -21,10 +22,13 @@ import io.github.redisqueue.core.JobState;
 import io.github.redisqueue.core.JobRef;
 import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.core.QueueWaiter;
 import io.github.redisqueue.core.Reservation;
+import io.github.redisqueue.core.WaitResult;
 import io.github.redisqueue.listener.ack.AckBatcher;
 import io.github.redisqueue.listener.fetch.FetchLoop;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -219,6 +223,30 @@ class CompletionResendIntegrationTests extends AbstractRedisIntegrationTests {
 					startNow);
 			failAfter(completions);
 			return reservation;
+		}
+
+		@Override
+		public @Nullable WaitResult reserveAfterWait(String queue, QueueWaiter waiter, Duration timeout,
+				boolean onlyWoken, int max, Duration lease, String workerId, int maxAttempts, int startNow,
+				Collection<JobRef> completions, Consumer<@Nullable List<AckResult>> completed) {
+			if (this.failBefore && !completions.isEmpty()) {
+				// the completions sent in front of the wait fail, the wait and its reserve go on
+				completions.forEach((job) -> this.failedCompletions.add(job.id()));
+				completed.accept(null);
+				return super.reserveAfterWait(queue, waiter, timeout, onlyWoken, max, lease, workerId, maxAttempts,
+						startNow, List.of(), completed);
+			}
+			return super.reserveAfterWait(queue, waiter, timeout, onlyWoken, max, lease, workerId, maxAttempts, startNow,
+					completions, (results) -> {
+						if (this.failAfter && results != null && !completions.isEmpty()) {
+							// Redis ran them, the reply was lost
+							completions.forEach((job) -> this.failedCompletions.add(job.id()));
+							completed.accept(null);
+						}
+						else {
+							completed.accept(results);
+						}
+					});
 		}
 
 		@Override

@@ -5,7 +5,9 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
+import java.util.function.Consumer;
 
+import io.github.redisqueue.core.AckResult;
 import io.github.redisqueue.core.JobIds;
 import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.JobOutcome;
@@ -24,6 +26,8 @@ import io.github.redisqueue.core.script.ScriptReplies;
 import io.github.redisqueue.core.wakeup.ListWaiter;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import static io.github.redisqueue.core.script.ScriptArgs.encodeNumber;
 import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
@@ -34,6 +38,8 @@ import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
  * and the outcomes, waits and finished batches its replies report.
  */
 public final class JobReserver {
+
+	private static final Logger logger = LoggerFactory.getLogger(JobReserver.class);
 
 	/** Shortest lease accepted. */
 	public static final Duration MIN_LEASE = Duration.ofMillis(10);
@@ -80,29 +86,75 @@ public final class JobReserver {
 	 * Waits on the wake-ups of a queue of one partition, with a reserve sent right behind the wait
 	 * on the waiter's own connection (see {@link QueueScriptExecutor#runAfterWait}), so that a
 	 * wake-up and the jobs it announces take one round trip. With {@code onlyWoken} the reserve
-	 * runs only when the wait took a wake-up; else it runs either way. It carries no completions.
+	 * runs only when the wait took a wake-up; else it runs either way. The completions go in front
+	 * of the wait, in the same write, by the complete script; {@code completed} takes their
+	 * results as soon as they are known, before the wait is over, or {@code null} when they were
+	 * not recorded (the call failed, or was not made): it is called once whenever there are
+	 * completions, whatever happens.
 	 * @return whether the wait took a wake-up, and the reservation, {@code null} when the reserve
 	 * did not run; {@code null} for a waiter without a connection of its own
 	 */
 	public @Nullable WaitResult reserveAfterWait(String queue, ListWaiter waiter, Duration timeout, boolean onlyWoken,
-			int max, Duration lease, String workerId, int maxAttempts, int startNow) {
-		RedisClusterAsyncCommands<byte[], byte[]> connection = waiter.connection();
-		if (connection == null) {
-			return null;
+			int max, Duration lease, String workerId, int maxAttempts, int startNow, Collection<JobRef> completions,
+			Consumer<@Nullable List<AckResult>> completed) {
+		boolean[] answered = {completions.isEmpty()};
+		try {
+			RedisClusterAsyncCommands<byte[], byte[]> connection = waiter.connection();
+			if (connection == null) {
+				return null;
+			}
+			checkReserve(max, lease, workerId, maxAttempts);
+			JobIds.validateRefs(completions);
+			List<byte[]> args = reserveArgs(max, lease, workerId, List.of(), maxAttempts, startNow,
+					this.context.settings().rateLimit(queue));
+			if (onlyWoken) {
+				args.set(0, encodeUtf8("w" + max));
+			}
+			QueueKeys k = waiter.keys();
+			QueueScriptExecutor.AheadOfWait ahead = answered[0] ? null
+					: new QueueScriptExecutor.AheadOfWait(this.context.executor().scripts().complete(),
+							completeArgs(completions), (reply, failure) -> {
+								answered[0] = true;
+								completedAhead(queue, k, reply, completed);
+							});
+			QueueScriptExecutor.AfterWait after = this.context.executor()
+				.runAfterWait(connection, k.wake(), k.woken(), timeout, ahead, this.context.executor().scripts().reserve(), k,
+						args);
+			if (after.reply().isEmpty()) {
+				return new WaitResult(after.woken(), null);
+			}
+			return new WaitResult(after.woken(), recorded(queue, 0, reserved(queue, k, after.reply(), startNow)));
 		}
-		checkReserve(max, lease, workerId, maxAttempts);
-		List<byte[]> args = reserveArgs(max, lease, workerId, List.of(), maxAttempts, startNow,
-				this.context.settings().rateLimit(queue));
-		if (onlyWoken) {
-			args.set(0, encodeUtf8("w" + max));
+		finally {
+			if (!answered[0]) {
+				completed.accept(null);
+			}
 		}
-		QueueKeys k = waiter.keys();
-		QueueScriptExecutor.AfterWait after = this.context.executor()
-			.runAfterWait(connection, k.wake(), k.woken(), timeout, this.context.executor().scripts().reserve(), k, args);
-		if (after.reply().isEmpty()) {
-			return new WaitResult(after.woken(), null);
+	}
+
+	/** Records completions sent ahead of a wait, tells their results, then hands off finished batches. */
+	private void completedAhead(String queue, QueueKeys k, @Nullable List<Object> reply,
+			Consumer<@Nullable List<AckResult>> completed) {
+		List<AckResult> results = null;
+		try {
+			if (reply != null) {
+				List<?> codes = ScriptReplies.completeCodes(reply);
+				this.context.record(queue, JobOutcome.COMPLETED, ScriptReplies.acknowledged(codes));
+				results = ScriptReplies.ackResults(codes);
+			}
 		}
-		return new WaitResult(after.woken(), recorded(queue, 0, reserved(queue, k, after.reply(), startNow)));
+		finally {
+			completed.accept(results);
+		}
+		if (results != null && ScriptReplies.completeBatchesDone(reply) > 0) {
+			try {
+				this.batches.forward(queue, k);
+			}
+			catch (RuntimeException ex) {
+				// every later reserve or complete call hands them off too
+				logger.debug("Could not hand off the finished batches of queue '{}'", queue, ex);
+			}
+		}
 	}
 
 	private void checkReserve(int max, Duration lease, String workerId, int maxAttempts) {

@@ -3,12 +3,15 @@ package io.github.redisqueue.core.script;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 import io.github.redisqueue.QueueException;
 import io.github.redisqueue.core.QueueScripts;
 import io.lettuce.core.LMoveArgs;
 import io.lettuce.core.RedisFuture;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
@@ -305,24 +308,64 @@ public final class QueueScriptExecutor {
 	 * {@code timeout}) and sends a script call of the queue right behind it on the same connection
 	 * ({@code connection}, one of its own, not shared): Redis runs the call as soon as the wait
 	 * ends, so that a wake-up and what follows it take one round trip. A call that fails recovers
-	 * as a single call does ({@link #recover}), once the wait is over.
+	 * as a single call does ({@link #recover}), once the wait is over. A call {@code ahead}, when
+	 * given, goes in front of the wait, in the same write: its reply (or its failure, which is not
+	 * retried here) is handed to it as soon as it arrives, before the wait is over.
 	 * @return whether the wait took a wake-up, and the call's reply
 	 */
 	public AfterWait runAfterWait(RedisClusterAsyncCommands<byte[], byte[]> connection, byte[] wake, byte[] woken,
-			Duration timeout, RedisScript<?> script, QueueKeys k, List<byte[]> args) {
+			Duration timeout, @Nullable AheadOfWait ahead, RedisScript<?> script, QueueKeys k, List<byte[]> args) {
 		opened();
 		byte[][] keys = k.scriptKeys().toArray(byte[][]::new);
 		byte[][] argv = queueArgs(k, args).toArray(byte[][]::new);
 		Duration callTimeout = this.calls.commandTimeout();
 		long deadline = System.nanoTime() + timeout.toNanos() + callTimeout.toNanos();
+		RedisFuture<List<Object>> first = null;
 		RedisFuture<byte[]> wait;
 		RedisFuture<List<Object>> call;
+		// the commands go out in one write: a connection of its own, used by one thread
+		StatefulConnection<?, ?> stateful = (connection instanceof RedisAsyncCommands<?, ?> async)
+				? async.getStatefulConnection() : null;
 		try {
-			wait = connection.blmove(wake, woken, LMoveArgs.Builder.leftRight(), Math.max(1, timeout.toMillis()) / 1000.0);
-			call = this.calls.send(connection, script, keys, argv);
+			if (stateful != null) {
+				stateful.setAutoFlushCommands(false);
+			}
+			try {
+				if (ahead != null) {
+					first = this.calls.send(connection, ahead.script(), keys,
+							queueArgs(k, ahead.args()).toArray(byte[][]::new));
+				}
+				wait = connection.blmove(wake, woken, LMoveArgs.Builder.leftRight(), Math.max(1, timeout.toMillis()) / 1000.0);
+				call = this.calls.send(connection, script, keys, argv);
+			}
+			finally {
+				if (stateful != null) {
+					try {
+						stateful.flushCommands();
+					}
+					finally {
+						stateful.setAutoFlushCommands(true);
+					}
+				}
+			}
 		}
 		catch (RuntimeException ex) {
-			throw this.calls.translate(ex);
+			DataAccessException failure = this.calls.translate(ex);
+			if (ahead != null) {
+				ahead.answered().accept(null, failure);
+			}
+			throw failure;
+		}
+		if (ahead != null && first != null) {
+			List<Object> reply = null;
+			RuntimeException failure = null;
+			try {
+				reply = this.calls.await(first, System.nanoTime() + callTimeout.toNanos(), callTimeout);
+			}
+			catch (RuntimeException ex) {
+				failure = ex;
+			}
+			ahead.answered().accept(reply, failure);
 		}
 		boolean wokenUp = this.calls.await(wait, deadline, callTimeout) != null;
 		List<Object> reply;
@@ -333,6 +376,16 @@ public final class QueueScriptExecutor {
 			reply = this.calls.recover(connection, script, keys, argv, ex, deadline, callTimeout);
 		}
 		return new AfterWait(wokenUp, (reply != null) ? reply : List.of());
+	}
+
+	/**
+	 * A script call of the queue sent in front of a wait (see {@link #runAfterWait}).
+	 * @param script the script
+	 * @param args its arguments after the queue's own
+	 * @param answered takes its reply, or the failure that ended it, once
+	 */
+	public record AheadOfWait(RedisScript<?> script, List<byte[]> args,
+			BiConsumer<@Nullable List<Object>, @Nullable RuntimeException> answered) {
 	}
 
 	/**

@@ -62,6 +62,9 @@ public final class AckBatcher {
 	// keeper extends their leases until their completions land
 	private final Set<JobRef> unconfirmed = ConcurrentHashMap.newKeySet();
 
+	// taken by the fetch loop to go in front of its wait, until answered (see waiting)
+	private volatile @Nullable List<JobRef> aheadOfWait;
+
 	private final ReentrantLock flushLock = new ReentrantLock();
 
 	private volatile boolean sentWithReserve;
@@ -183,6 +186,12 @@ public final class AckBatcher {
 	 * @param sentWithReserve whether the fetch loop sends them with its next reserve
 	 */
 	public void setSentWithReserve(boolean sentWithReserve) {
+		List<JobRef> unanswered = this.aheadOfWait;
+		if (sentWithReserve && unanswered != null) {
+			// taken to go in front of a wait that ended without their answer
+			this.aheadOfWait = null;
+			putBack(unanswered);
+		}
 		this.sentWithReserve = sentWithReserve;
 		if (!sentWithReserve) {
 			flushIfIdle();
@@ -190,6 +199,21 @@ public final class AckBatcher {
 		else if (!this.pending.isEmpty()) {
 			arm();
 		}
+	}
+
+	/**
+	 * The fetch loop is about to wait: acknowledgements no longer go with its reserves (see
+	 * {@link #setSentWithReserve}). With {@code ahead} what is pending is taken, up to one call's
+	 * worth, to go in front of the wait; {@link #answered} tells what became of them, and those
+	 * still unanswered when the loop sends with its reserves again are kept to send again.
+	 * @param ahead whether the loop sends acknowledgements in front of its wait
+	 * @return the acknowledgements taken (empty without {@code ahead})
+	 */
+	public List<JobRef> waiting(boolean ahead) {
+		List<JobRef> taken = ahead ? drain() : List.of();
+		this.aheadOfWait = taken.isEmpty() ? null : taken;
+		setSentWithReserve(false);
+		return taken;
 	}
 
 	/**
@@ -434,6 +458,11 @@ public final class AckBatcher {
 			logger.info("Sent {} kept completions of queue '{}' after {} failed calls", batch.size(), this.queue,
 					failures);
 		}
+		logRefusals(batch, results);
+		return true;
+	}
+
+	private void logRefusals(List<JobRef> batch, List<AckResult> results) {
 		for (int i = 0; i < results.size(); i++) {
 			AckResult result = results.get(i);
 			if (result == AckResult.STALE_TOKEN) {
@@ -445,7 +474,28 @@ public final class AckBatcher {
 						batch.get(i).id(), this.queue);
 			}
 		}
-		return true;
+	}
+
+	/**
+	 * The fetch loop sent acknowledgements it took with {@link #waiting} ahead of its wait: with
+	 * their results (as Redis answered them) they are confirmed; without (the call failed, or was
+	 * not made) they are kept and sent again at once.
+	 * @param jobs the acknowledgements
+	 * @param results their results, in order, or {@code null}
+	 */
+	public void answered(List<JobRef> jobs, @Nullable List<AckResult> results) {
+		if (this.aheadOfWait == jobs) {
+			this.aheadOfWait = null;
+		}
+		if (results == null) {
+			putBack(jobs);
+			flushIfIdle();
+			return;
+		}
+		for (JobRef job : jobs) {
+			this.unconfirmed.remove(job);
+		}
+		logRefusals(jobs, results);
 	}
 
 	/** A start to record: the answer goes to the job ({@link RunningJob#startRecorded}). */

@@ -25,26 +25,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The single fetch loop of a container: it reserves as many jobs as there are free slots
- * (concurrency plus prefetch) in one call, hands them to the executor (while its handlers have
- * work in line it waits until half the prefetch is free, so that a drain reserves a handful of
- * jobs per call rather than one per finished job), and when the queue is
- * empty blocks on Redis until a wake-up, the next delayed job's due time, or the poll interval,
- * whichever comes first. For a queue of one partition, the first waits after a wake-up of a loop holding no job have a
- * reserve sent right behind them on the waiter's connection, which Redis runs as soon as the wait
- * ends (see {@link #RESERVING_WAITS}): a job enqueued to a waiting loop is taken in one round
- * trip. An idle loop sends one blocking command per poll interval, plus one
- * reserve per half lease so that leases other workers left to expire are reclaimed even when no
- * reaper runs. The loop of a partitioned queue waits for its partitions' announcements instead,
- * which a broken subscription may miss, so it reserves (one call per partition, sent together)
- * after every wait. A reserve that the queue's rate limit cut short tells when the next hand-out
- * is due: the loop then waits until that time by the Redis clock (at most a poll interval; a stop
- * ends the wait at once), without calling Redis meanwhile except to send completions. A reserve
- * that stopped at a bound of its own (the bytes of its payloads, a run of expired jobs) while jobs
- * are still ready is followed by another at once, as long as slots are free. Its first
- * step gives back the leases its own identity still holds from a previous run. A call Redis does
- * not answer is retried every poll interval (completions it carried are kept for the next one); a
- * call the engine refuses as invalid ends the loop.
+ * The single fetch loop of a container: it reserves as many jobs as there are free slots (concurrency plus
+ * prefetch) in one call, hands them to the executor (while its handlers have work in line it waits until half the
+ * prefetch is free, so that a drain reserves a handful of jobs per call rather than one per finished job), and when
+ * the queue is empty blocks on Redis until a wake-up, the next delayed job's due time, or the poll interval,
+ * whichever comes first. For a queue of one partition, the first waits after a wake-up of a loop holding no job
+ * have a reserve sent right behind them on the waiter's connection, which Redis runs as soon as the wait ends (see
+ * {@link #RESERVING_WAITS}): a job enqueued to a waiting loop is taken in one round trip, and once the jobs of a
+ * reserve that emptied the queue are done, their completions go out on their own and the loop waits again, with
+ * no reserve in between. An idle loop sends one blocking command per poll interval, plus one reserve per half
+ * lease so that leases other workers left to expire are reclaimed even when no reaper runs. The loop of a
+ * partitioned queue waits for its partitions' announcements instead, which a broken subscription may miss, so it
+ * reserves (one call per partition, sent together) after every wait. A reserve that the queue's rate limit cut
+ * short tells when the next hand-out is due: the loop then waits until that time by the Redis clock (at most a
+ * poll interval; a stop ends the wait at once), without calling Redis meanwhile except to send completions. A
+ * reserve that stopped at a bound of its own (the bytes of its payloads, a run of expired jobs) while jobs are
+ * still ready is followed by another at once, as long as slots are free. Its first step gives back the leases its
+ * own identity still holds from a previous run. A call Redis does not answer is retried every poll interval
+ * (completions it carried are kept for the next one); a call the engine refuses as invalid ends the loop.
  *
  * <p>It owns the back-pressure: a job takes a slot when it is reserved and gives it back when its
  * handler is done, and at most {@code concurrency} handlers run at once whatever the executor (a
@@ -56,25 +54,24 @@ public final class FetchLoop implements Runnable {
 	private static final Logger logger = LoggerFactory.getLogger(FetchLoop.class);
 
 	/**
-	 * How long a loop whose reserve came back short waits for a job of its own to finish before it
-	 * blocks on Redis: the finished job's acknowledgement goes with the next reserve, which may
-	 * take what that acknowledgement frees (the next sub-job of a batch at its cap, the next job
-	 * of a group).
+	 * How long a loop whose reserve came back short waits for a job of its own to finish before it blocks on Redis:
+	 * the finished job's acknowledgement goes with the next reserve (or, once the loop holds no job and its waits
+	 * carry a reserve, before the next wait), which takes what that acknowledgement frees (the next sub-job of a
+	 * batch at its cap, the next job of a group).
 	 */
 	static final Duration LINGER = Duration.ofMillis(2);
 
 	/**
-	 * Once one of its jobs finished, how long such a loop waits for the others that are about to
-	 * (started together, they often end together), so that one reserve carries their
-	 * acknowledgements and takes what they free.
+	 * Once one of its jobs finished, how long such a loop waits for the others that are about to (started together,
+	 * they often end together), so that one reserve carries their acknowledgements and takes what they free.
 	 */
 	static final Duration GATHER = Duration.ofNanos(300_000);
 
 	/**
 	 * While a loop that holds no job has been woken within its last this many waits, each wait has a reserve sent
-	 * right behind it on the waiter's connection, which Redis runs as soon as the wait ends (only
-	 * when it took a wake-up, unless a reserve is due anyway): a wake-up and the jobs it announces
-	 * take one round trip. A loop left quiet longer waits alone, one command per wait.
+	 * right behind it on the waiter's connection, which Redis runs as soon as the wait ends (only when it took a
+	 * wake-up, unless a reserve is due anyway): a wake-up and the jobs it announces take one round trip. A loop left
+	 * quiet longer waits alone, one command per wait.
 	 */
 	static final int RESERVING_WAITS = 3;
 
@@ -100,12 +97,10 @@ public final class FetchLoop implements Runnable {
 
 	private volatile @Nullable Throwable failure;
 
-	// opened by the loop (not at start, so that a container starts while Redis is down); guarded
-	// by this, so that a stop closes the one the loop may block on
+	// opened by the loop (not at start: a container starts while Redis is down); guarded by this, for a stop
 	private @Nullable QueueWaiter waiter;
 
-	// the take-back of this identity's own leases left by a previous run, done before the first
-	// reserve and retried like any Redis failure
+	// whether the leases this identity left in a previous run were given back (before the first reserve)
 	private boolean ownLeasesTakenBack;
 
 	private final FetchFailureLog outageLog;
@@ -119,8 +114,10 @@ public final class FetchLoop implements Runnable {
 
 	private boolean reserveNext = true;
 
-	// waits in a row that timed out: the first few have a reserve sent behind them (see
-	// RESERVING_WAITS), later ones wait alone
+	// its waiter takes a reserve behind a wait (a queue of one partition, a connection of its own)
+	private boolean waitsReserve;
+
+	// waits in a row that timed out: the first few have a reserve sent behind them (see RESERVING_WAITS)
 	private int quietWaits;
 
 	// a waiter that may miss wake-ups was just opened: what was announced before it listened is
@@ -143,8 +140,7 @@ public final class FetchLoop implements Runnable {
 	 * @param workerId the identity recorded on leases
 	 * @param options the container options
 	 * @param executor runs the jobs
-	 * @param handler runs one job on its handler thread, once the job holds a handler slot and
-	 * has started; the loop frees its slots afterwards
+	 * @param handler runs a job on its handler thread once it holds a handler slot; the loop frees its slots after
 	 * @param acks pending acknowledgements, sent along with each reserve
 	 */
 	public FetchLoop(QueueTemplate template, String queue, String workerId, ContainerOptions options, Executor executor,
@@ -251,6 +247,7 @@ public final class FetchLoop implements Runnable {
 	private synchronized void closeWaiter() {
 		QueueWaiter current = this.waiter;
 		this.waiter = null;
+		this.waitsReserve = false;
 		if (current != null) {
 			try {
 				current.close();
@@ -335,22 +332,25 @@ public final class FetchLoop implements Runnable {
 		if (!this.active) {
 			return;
 		}
-		this.acks.setSentWithReserve(false);
+		// only a loop that holds no job reserves behind its wait: its free slots and idle threads cannot change
+		// while it waits, so the reserve sent before the wait asks for what it would ask after it; its pending
+		// completions go in front of the wait (what they free wakes it), the later ones on their own
+		boolean reserving = this.quietWaits < RESERVING_WAITS && this.slots.jobs().isEmpty();
+		List<JobRef> completions = this.acks.waiting(reserving);
 		Duration wait = this.serverClock.waitTime(this.options.pollInterval(), this.nextDue);
 		WaitResult waited = null;
 		int waitFree = this.slots.free();
 		boolean woken;
 		try {
-			// only a loop that holds no job: its free slots and idle threads cannot change while it
-			// waits, so the reserve sent before the wait asks for what it would ask after it
-			if (this.quietWaits < RESERVING_WAITS && this.slots.jobs().isEmpty()) {
+			if (reserving) {
 				// a timed-out wait is followed by a reserve when a delayed job falls due at its end,
 				// or a lease somewhere may have run out by then (checked every half lease)
 				boolean always = current.mayMissWakeups() || (this.nextDue != null && wait.compareTo(this.options.pollInterval()) < 0)
 						|| System.nanoTime() + wait.toNanos() - this.lastReserve >= this.reclaimEvery.toNanos();
 				this.slots.resetReleases();
 				waited = this.template.reserveAfterWait(this.queue, current, wait, !always, waitFree, this.options.lease(),
-						this.workerId, this.maxAttempts, this.slots.startNow());
+						this.workerId, this.maxAttempts, this.slots.startNow(), completions,
+						(results) -> this.acks.answered(completions, results));
 			}
 			woken = (waited != null) ? waited.woken() : current.await(wait);
 		}
@@ -363,6 +363,7 @@ public final class FetchLoop implements Runnable {
 			this.acks.setSentWithReserve(this.active);
 		}
 		this.quietWaits = woken ? 0 : this.quietWaits + 1;
+		this.waitsReserve |= waited != null;
 		Reservation behind = (waited != null) ? waited.reservation() : null;
 		if (behind != null) {
 			// the reserve sent behind the wait ran: what it took is handled as any reserve's
@@ -379,9 +380,8 @@ public final class FetchLoop implements Runnable {
 	}
 
 	/**
-	 * Handle what a reserve took: dispatch its jobs, and tell whether the loop goes on at once
-	 * (all slots filled, a limit or bound cut the call short, or jobs of its own finished within
-	 * the linger) rather than waiting on Redis next.
+	 * Handle what a reserve took: dispatch its jobs, and tell whether the loop goes on at once (all slots filled, a
+	 * limit or bound cut the call short, or jobs of its own finished within the linger) rather than waiting next.
 	 */
 	private boolean took(Reservation reservation, int free) {
 		if (!this.active) {
@@ -414,10 +414,12 @@ public final class FetchLoop implements Runnable {
 			return true;
 		}
 		if (!this.slots.jobs().isEmpty() && awaitOwnRelease()) {
-			// short, with jobs of its own running: one of them finished meanwhile
-			return true;
+			// short, one of its own running jobs finished meanwhile; once none is left, a loop whose waits carry a
+			// reserve waits at once (nothing was ready, jobs enqueued since left wake-ups, its completions go first)
+			return !(this.slots.jobs().isEmpty() && this.waitsReserve);
 		}
-		return !jobs.isEmpty();
+		// short: such a loop waits too (what its running jobs free when they finish wakes it)
+		return !jobs.isEmpty() && !this.waitsReserve;
 	}
 
 	private void dispatch(ReservedJob job, boolean ahead) {
@@ -498,8 +500,7 @@ public final class FetchLoop implements Runnable {
 	}
 
 	/**
-	 * How many jobs it may hold now beyond its concurrency: the fixed prefetch, or where the
-	 * adaptive one stands.
+	 * How many jobs it may hold now beyond its concurrency: the fixed prefetch, or where the adaptive one stands.
 	 * @return the prefetch now
 	 */
 	public int prefetch() {

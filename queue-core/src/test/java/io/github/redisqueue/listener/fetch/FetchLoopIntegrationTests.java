@@ -24,8 +24,10 @@ import io.github.redisqueue.core.JobInfo;
 import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.JobState;
 import io.github.redisqueue.core.QueueAdminOperations;
+import io.github.redisqueue.core.QueueSettings;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.listener.ContainerOptions;
+import io.github.redisqueue.support.converter.JacksonJobSerializer;
 import io.github.redisqueue.listener.ack.AckBatcher;
 import io.github.redisqueue.test.AbstractRedisIntegrationTests;
 import io.github.redisqueue.test.RedisClock;
@@ -242,6 +244,43 @@ class FetchLoopIntegrationTests extends AbstractRedisIntegrationTests {
 		}
 
 		assertThat(this.admin.counts(QUEUE).total("expired")).isEqualTo(60);
+	}
+
+	@Test
+	void aReserveThatReclaimedAsManyLeasesAsItMayIsFollowedByAnotherAtOnce() {
+		// a reserve takes back at most 5 expired leases per call
+		this.queues = new QueueTemplate(this.connectionFactory, new JacksonJobSerializer(),
+				QueueSettings.builder().reclaimBatch(5).build());
+		// 20 jobs of a worker that is gone, whose leases run out once the loop waits
+		List<String> lost = this.queues.enqueueAll(QUEUE, IntStream.range(0, 20).boxed().toList(), JobOptions.defaults())
+			.stream()
+			.map(EnqueueResult::id)
+			.toList();
+		assertThat(this.queues.reserve(QUEUE, 20, Duration.ofSeconds(2))).hasSize(20);
+		this.redis.delete(this.redis.keys("*" + QUEUE + "*wake"));
+		Set<String> ran = ConcurrentHashMap.newKeySet();
+		// jobs that outlast the linger, none held in line (a loop refills when half its prefetch is
+		// free): the loop does not wait for them to end before it waits
+		FetchLoop loop = start(10, 0, Duration.ofSeconds(30), (job) -> {
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+			ran.add(job.job().id());
+			this.acks.complete(job.job().ref());
+		});
+		try {
+			// a first job wakes the waiting loop
+			String first = this.queues.enqueue(QUEUE, "first").id();
+			await().atMost(Duration.ofSeconds(20)).until(() -> ran.contains(first));
+			RedisClock.awaitPast(this.redis, this.admin.job(QUEUE, lost.get(19)).orElseThrow().leaseUntil());
+			// the next wakes it again: its reserve takes back 5 and, having taken back as many as it
+			// may, it reserves again at once until none is left, where a loop that waited would wait
+			// for its poll interval (30 s) or half its lease (5 minutes)
+			String trigger = this.queues.enqueue(QUEUE, "trigger").id();
+			await().atMost(Duration.ofSeconds(20)).until(() -> ran.contains(trigger) && ran.containsAll(lost));
+		}
+		finally {
+			loop.drain(Duration.ofSeconds(5));
+		}
+		assertThat(this.admin.counts(QUEUE).total("reaped")).isEqualTo(20);
 	}
 
 	@Test
