@@ -30,7 +30,7 @@
 -- ARGV[3] may be 'w' and the count: a reserve sent right behind a wait on the wake-ups (BLMOVE
 -- from K_WAKE to K_WOKEN, on the same connection, so that it runs as soon as that wait ends). It
 -- does anything only when a wake-up is in K_WOKEN; otherwise it returns an empty reply, having
--- run one command (a read).
+-- run one command (a DEL of K_WOKEN, which held nothing).
 -- Rate limit: the times of the last N hand-outs, oldest first, as N fields of RATE_DIGITS digits
 -- packed in one string (N x 13 bytes, 13 KB for N = 1000): one HGET and one HSET per call whatever
 -- N is, no entry per hand-out beyond the last N. Never handed out counts as time 0.
@@ -65,27 +65,27 @@ local function jcreate_fresh(id, r, fresh)
 end
 
 local count_arg = ARGV[3]
-if string.byte(count_arg, 1) == 119 then
-  -- a read: the wake-up is deleted below with the others, once the arguments are checked
-  if redis.call('LLEN', K_WOKEN) == 0 then
-    return {}
-  end
-  count_arg = string.sub(count_arg, 2)
-end
-local now = now_ms()
 local rate_permits, rate_ms = string.match(ARGV[11] or '', '^(%d+):(%d+)$')
-local rate
 if rate_permits then
   rate_permits, rate_ms = tonumber(rate_permits), tonumber(rate_ms)
   if rate_permits < 1 or rate_permits > MAX_RATE_PERMITS or rate_ms < 1 then
     error('rate limit ' .. ARGV[11] .. ' is out of range')
   end
-  rate = rate_window(rate_permits)
 elseif (ARGV[11] or '') ~= '' then
   error('rate limit ' .. ARGV[11] .. ' is not N:W')
 end
+-- the wake-ups taken by waits, cleared by every reserve once its arguments are checked; a reserve
+-- sent behind a wait ('w') goes on only when there was one
+local woken = redis.call('DEL', K_WOKEN)
+if string.byte(count_arg, 1) == 119 then
+  if woken == 0 then
+    return {}
+  end
+  count_arg = string.sub(count_arg, 2)
+end
+local now = now_ms()
+local rate = rate_permits and rate_window(rate_permits)
 watch_outage(now)
-redis.call('DEL', K_WOKEN)
 if PARTITIONED then
   -- consumers of a partition wait on its announcements: the next wake-up announces again
   redis.call('DEL', K_WAKE)
