@@ -391,12 +391,11 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	public List<AckResult> completeAll(String queue, Collection<JobRef> jobs) {
 		return this.context.partitioning().byPartition(queue, jobs, (k, refs) -> {
 			List<Object> reply = this.context.executor().run(this.context.executor().scripts().complete(), k, this.reserver.completeArgs(refs));
-			List<?> codes = ScriptReplies.completeCodes(reply);
-			this.context.record(queue, JobOutcome.COMPLETED, ScriptReplies.acknowledged(codes));
+			List<AckResult> results = this.reserver.completeResults(queue, reply);
 			if (ScriptReplies.completeBatchesDone(reply) > 0) {
 				this.batches.forward(queue, k);
 			}
-			return ScriptReplies.ackResults(codes);
+			return results;
 		});
 	}
 

@@ -74,14 +74,19 @@ if rate_permits then
 elseif (ARGV[11] or '') ~= '' then
   error('rate limit ' .. ARGV[11] .. ' is not N:W')
 end
+local behind_wait = string.byte(count_arg, 1) == 119
+if behind_wait then
+  count_arg = string.sub(count_arg, 2)
+end
+for _, v in ipairs({count_arg, ARGV[4], ARGV[6], ARGV[7]}) do
+  if not tonumber(v) then
+    error('reserve: count, lease and batch limits must be numbers, got ' .. tostring(v))
+  end
+end
 -- the wake-ups taken by waits, cleared by every reserve once its arguments are checked; a reserve
 -- sent behind a wait ('w') goes on only when there was one
-local woken = redis.call('DEL', K_WOKEN)
-if string.byte(count_arg, 1) == 119 then
-  if woken == 0 then
-    return {}
-  end
-  count_arg = string.sub(count_arg, 2)
+if redis.call('DEL', K_WOKEN) == 0 and behind_wait then
+  return {}
 end
 local now = now_ms()
 local rate = rate_permits and rate_window(rate_permits)

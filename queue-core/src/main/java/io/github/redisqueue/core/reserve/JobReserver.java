@@ -138,9 +138,7 @@ public final class JobReserver {
 		List<AckResult> results = null;
 		try {
 			if (reply != null) {
-				List<?> codes = ScriptReplies.completeCodes(reply);
-				this.context.record(queue, JobOutcome.COMPLETED, ScriptReplies.acknowledged(codes));
-				results = ScriptReplies.ackResults(codes);
+				results = completeResults(queue, reply);
 			}
 		}
 		finally {
@@ -202,6 +200,16 @@ public final class JobReserver {
 	/** The arguments of one call of the complete script. */
 	public List<byte[]> completeArgs(Collection<JobRef> jobs) {
 		return ScriptArgs.completeArgs(encodeNumber(this.context.settings().completedRetention().toMillis()), List.of(), jobs);
+	}
+
+	/**
+	 * Records the acknowledgements of a call of the complete script.
+	 * @return each job's result, in the order of the call
+	 */
+	public List<AckResult> completeResults(String queue, List<Object> reply) {
+		List<?> codes = ScriptReplies.completeCodes(reply);
+		this.context.record(queue, JobOutcome.COMPLETED, ScriptReplies.acknowledged(codes));
+		return ScriptReplies.ackResults(codes);
 	}
 
 	/**
