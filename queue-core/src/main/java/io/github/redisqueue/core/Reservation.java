@@ -32,10 +32,12 @@ import org.jspecify.annotations.Nullable;
  * as reserved ahead (waiting for a free thread): a consumer that starts one records the start
  * first, so that losing it counts against its max attempts (see docs/usage.md, attempts and losses)
  * @param cutShort whether the call handed out fewer jobs than asked, while jobs were still ready,
- * because it reached a bound of its own: the bytes of the payloads it handed out (one call stops past
- * 64 KB), or the run of jobs it popped that could not be handed out (expired, damaged, gone); or it
- * took back as many expired leases as one call may (more may have run out, which no wake-up
- * announces); a reserve made at once takes more
+ * because it reached a bound of its own: the bytes of the payloads it handed out (one call stops
+ * past 64 KB, a payload over 4 KB counting for a sixteenth), or the run of jobs it popped that
+ * could not be handed out (expired, damaged, gone); or it took back as many expired leases as one
+ * call may (more may have run out, which no wake-up announces); or a payload over 4 KB, read
+ * after the call, was not there (the job was given back, or is no longer this call's, and is left
+ * out); a reserve made at once takes more
  * @since 0.1.0
  */
 public record Reservation(List<ReservedJob> jobs, @Nullable Instant nextDue, int reclaimed, int expired,
@@ -59,17 +61,6 @@ public record Reservation(List<ReservedJob> jobs, @Nullable Instant nextDue, int
 			@Nullable Instant rateLimitedUntil) {
 		this(jobs, nextDue, reclaimed, expired, refusedCompletions, missingCompletions, serverTime, unsentCompletions,
 				rateLimitedUntil, List.of(), false);
-	}
-
-	/** The same reservation, of one call whose jobs from index {@code startNow} on were reserved ahead. */
-	public Reservation aheadFrom(int startNow) {
-		int from = Math.max(0, Math.min(startNow, this.jobs.size()));
-		if (from == this.jobs.size()) {
-			return this;
-		}
-		return new Reservation(this.jobs, this.nextDue, this.reclaimed, this.expired, this.refusedCompletions,
-				this.missingCompletions, this.serverTime, this.unsentCompletions, this.rateLimitedUntil,
-				this.jobs.subList(from, this.jobs.size()).stream().map(ReservedJob::id).toList(), this.cutShort);
 	}
 
 	/**

@@ -1,6 +1,6 @@
 -- common-plain.lua: the list of plain ready jobs (K_PLAIN), a module of the queue scripts'
 -- prelude (see common-keys.lua).
--- Defines: PLAIN_BASE, plain_prefix, plain_element, plain_id, plain_id_text, PLAIN_PARTS_FROM, plain_fields_written, plain_fields and
+-- Defines: PLAIN_BASE, plain_prefix, plain_element, plain_id, plain_id_text, plain_fields_written, plain_fields and
 -- plain_record (plain elements); TOMBS, plain_tombstone, is_tombstone, ready_count and
 -- tombs_dropped (the tombstones of deleted plain jobs); pop_ready (the head of ready: K_READY and
 -- K_PLAIN merged by score); PLAIN_WINDOW, plain_match and plain_find (a plain job by its id).
@@ -62,9 +62,8 @@ end
 -- twice: the array header, the first three values, then the payload's string header read here, so
 -- that the payload is copied once (a 10 KB payload costs a copy, not a copy and a decode); nil
 -- when the element is not in that form exactly (plain_fields then decodes it whole). Used for
--- elements longer than PLAIN_PARTS_FROM bytes (below, a whole decode is quicker: 0.9 against 1.1 us
--- at 60 bytes; at 10 KB 25.8 against 13.6 us, in EVAL loops on the development machine)
-local PLAIN_PARTS_FROM = 512
+-- elements longer than 512 bytes (below, a whole decode is quicker: 0.9 against 1.1 us at 60
+-- bytes; at 10 KB 25.8 against 13.6 us, in EVAL loops on the development machine)
 
 local function plain_fields_written(element, at)
   if string.byte(element, at + 1) ~= 148 then
@@ -103,7 +102,7 @@ local function plain_fields(element)
   local at = string.find(element, ':', 1, true)
   -- a short element decodes whole faster than it is read by parts
   local t = nil
-  if at and #element > PLAIN_PARTS_FROM then
+  if at and #element > 512 then
     t = plain_fields_written(element, at)
   end
   local ok = t ~= nil
@@ -171,11 +170,12 @@ local function tombs_dropped(n)
 end
 
 -- Takes up to n jobs off the head of ready: from the ready set and the plain list, merged by score,
--- while their bytes (a plain element's length; a record's and its payload's, see jsize) come to at
+-- while their bytes (a plain element's length; a record's and its payload's weight, see jsize) come to at
 -- most bytes, the first job always. Plain elements are read as the merge needs them: two, then 4
 -- at a time (a read of large elements that the bytes left cannot take is wasted; two at first, so
 -- that a list of one job is known to end after one read).
--- Returns a list of {id, element} in ready order, element being the plain element or false, the
+-- Returns a list of {id, element, payload length} in ready order, element being the plain element
+-- (no length then) or false, the
 -- number of tombstones taken off the list on the way (they count against n: a caller that got
 -- fewer jobs than asked for while tombstones were dropped may call again), and whether both ran
 -- out (nothing else was ready: a caller need not look again, unless it made jobs ready since).
@@ -205,7 +205,12 @@ local function pop_ready(n, bytes)
       dropped = dropped + 1
       li, taken = li + 1, taken + 1
     else
-      local size = take_plain and #e or jsize(z[zi])
+      local size, psize
+      if take_plain then
+        size = #e
+      else
+        size, psize = jsize(z[zi])
+      end
       if #out > 0 and used + size > bytes then
         break
       end
@@ -214,7 +219,7 @@ local function pop_ready(n, bytes)
         out[#out + 1] = {plain_id_text(e), e}
         li, taken = li + 1, taken + 1
       else
-        out[#out + 1] = {z[zi], false}
+        out[#out + 1] = {z[zi], false, psize}
         zi = zi + 2
       end
     end

@@ -5,7 +5,7 @@
 -- positions), J (the positions of a job's fields) and records (the cache of decoded records);
 -- blank, record, rget, write, rset, rdel, rexists (records of either kind); pfield, afield, mark_flag,
 -- MARKED_RUN and marked_held (the marks of many pairs at once), reservation_mark, pack_job,
--- jsave, jcreate, jget, jset, jdel, jpayload, jsize (job records and payloads); pack_gate and
+-- jsave, jcreate, jget, jset, jdel, jpayload, apart_weight, jsize (job records and payloads); pack_gate and
 -- gate_context (gate records and a batch's completion payload).
 -- Relies on: K_JOBS, K_INFLIGHT and K_GATES (common-keys).
 -- Invariants: a record is decoded at most once per call and every write goes through the cache,
@@ -307,7 +307,21 @@ local function jpayload(id)
   return redis.call('HGET', K_JOBS, pfield(id))
 end
 
--- the bytes a job with a record takes: its record and its payload, without reading them
+-- A payload of more than 4 KB is kept out of the scripts' Lua strings where it can be (each 10 KB
+-- string a call makes costs about as much as the rest of a job's handling): such a job is enqueued
+-- with a record, its payload in its own field, and the reserve hands it out by its length, the
+-- caller reading the field itself. apart_weight gives what such a payload of size bytes counts for
+-- against PAYLOAD_BUDGET, a sixteenth; nil for a payload short enough to be read.
+local function apart_weight(size)
+  if size > 4096 then
+    return math.ceil(size / 16)
+  end
+  return nil
+end
+
+-- the bytes a job with a record counts for (its record and its payload's weight) and its payload's
+-- length, without reading them
 local function jsize(id)
-  return redis.call('HSTRLEN', K_JOBS, id) + redis.call('HSTRLEN', K_JOBS, pfield(id))
+  local size = redis.call('HSTRLEN', K_JOBS, pfield(id))
+  return redis.call('HSTRLEN', K_JOBS, id) + (apart_weight(size) or size), size
 end

@@ -7,7 +7,8 @@
 -- A job of a group whose concurrency is taken waits at the group (state 'waiting', see admit);
 -- a grouped job is never delayed (the caller refuses it).
 -- Plain jobs (priority 0, ready at once, none of the options above) are appended to the plain
--- list (see plain_element) instead, their ids taken from the sequence as one range.
+-- list (see plain_element) instead, their ids taken from the sequence as one range; those whose
+-- payload is kept apart (over 4 KB, see apart_weight) get a record and a ready entry at a plain job's place instead.
 -- Returns id, created flag (1 new, 0 refused as duplicate: id is the existing job's) per job; or,
 -- for plain jobs that took a range of ids, -1, the first id, the step between ids and the count.
 -- Refuses the whole call, before writing anything, when the queue's sequence would pass 10^12.
@@ -38,23 +39,40 @@ if due <= now and priority == 0 and expire_at == 0 and ukey == '' and not ikey a
   -- one range of ids, unless they must be checked one by one (see seq_range)
   local last, per_id = seq_range(n)
   local prefix = plain_prefix(headers, max_attempts, num(now))
-  local elements = {}
+  local enqueued_at = num(now)
+  -- the plain elements; the records and payloads (4 values a job) and ready entries (2) of jobs
+  -- whose payload is kept apart (see apart_weight): ready as a plain job is, at the same place
+  local elements, apart, ready = {}, {}, {}
   local first = seq_id(last - n + 1)
   for i = 1, n do
     local id = per_id and int(new_id()) or num(first + (i - 1) * ID_STEP)
-    elements[i] = plain_element(id, prefix, ARGV[15 + i])
+    local payload = ARGV[15 + i]
+    if apart_weight(#payload) then
+      local r = plain_record(id, {headers, max_attempts, enqueued_at})
+      local a, k = #apart, #ready
+      apart[a + 1], apart[a + 2], apart[a + 3], apart[a + 4] = id, cmsgpack.pack(r), pfield(id), payload
+      ready[k + 1], ready[k + 2] = r[J.score], id
+    else
+      elements[#elements + 1] = plain_element(id, prefix, payload)
+    end
     if per_id then
       out[2 * i - 1] = id
       out[2 * i] = 1
     end
   end
   local len = 0
-  for from = 1, n, 1000 do
-    len = redis.call('RPUSH', K_PLAIN, unpack(elements, from, math.min(from + 999, n)))
+  for from = 1, #elements, 1000 do
+    len = redis.call('RPUSH', K_PLAIN, unpack(elements, from, math.min(from + 999, #elements)))
   end
-  if len == n then
+  if len > 0 and len == #elements then
     -- a new list holds no tombstone (see plain_tombstone), whatever became of the last one
     redis.call('HDEL', K_STATS, TOMBS)
+  end
+  for from = 1, #apart, 1000 do
+    redis.call('HSET', K_JOBS, unpack(apart, from, math.min(from + 999, #apart)))
+  end
+  for from = 1, #ready, 1000 do
+    redis.call('ZADD', K_READY, unpack(ready, from, math.min(from + 999, #ready)))
   end
   redis.call('HINCRBY', K_STATS, 'enqueued', n)
   wake(n)

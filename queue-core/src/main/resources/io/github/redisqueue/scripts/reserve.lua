@@ -11,7 +11,8 @@
 -- their holder is lost, that loss counts under a wider limit (see take_back). A paused queue hands
 -- out nothing. A popped job of a batch being cancelled is removed instead (see cancel_job).
 -- A job's attempt is its attempts (runs that ended in a failure) plus one.
--- The call stops taking jobs once the payloads it handed out (and the records it sized, see
+-- The call stops taking jobs once the payloads it handed out (those kept apart by their weight,
+-- see apart_weight; and the records it sized, see
 -- pop_ready) pass PAYLOAD_BUDGET bytes, one job at least: it may hand out fewer than asked while
 -- more are ready.
 -- ARGV[11] is the queue's rate limit, 'N:W' (at most N hand-outs in any W ms), or empty for none:
@@ -26,7 +27,9 @@
 -- while jobs are still ready, or it took back as many expired leases as it may (ARGV[6]; more may
 -- have run out, which no wake-up announces) and handed out fewer than asked (0 otherwise: a
 -- reserve made at once would take more), then per job: id, payload, headers, attempt, max attempts, token, lease deadline, enqueued at, priority,
--- ms it waited ready (by the server clock).
+-- ms it waited ready (by the server clock). A payload of more than 4 KB kept in its own
+-- field is handed out as its length, a number: the caller reads it from the field '<id>:p' of
+-- K_JOBS, where it stays while the job is held.
 -- ARGV[3] may be 'w' and the count: a reserve sent right behind a wait on the wake-ups (BLMOVE
 -- from K_WAKE to K_WOKEN, on the same connection, so that it runs as soon as that wait ends). It
 -- does anything only when a wake-up is in K_WOKEN; otherwise it returns an empty reply, having
@@ -193,7 +196,9 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
         end
       else
         r = record(K_JOBS, id)
-        f = r and {r[J.state], jpayload(id), r[J.headers], r[J.attempts], r[J.maxAttempts],
+        -- a payload kept apart is handed out by its length (the caller reads it)
+        local apart = entry[3] and apart_weight(entry[3]) and entry[3]
+        f = r and {r[J.state], apart or jpayload(id), r[J.headers], r[J.attempts], r[J.maxAttempts],
           r[J.token], r[J.enqueuedAt], r[J.priority], r[J.score], r[J.expireAt], r[J.dueAt], r[J.readyAt], r[J.lost],
           r[J.batch]}
         if not r then
@@ -267,7 +272,7 @@ if redis.call('EXISTS', K_PAUSED) == 0 then
           out[k + 9] = tonumber(f[8])
           out[k + 10] = math.max(0, now - ready_since(f[7], f[11], f[12]))
           got = got + 1
-          bytes = bytes + #f[2]
+          bytes = bytes + ((type(f[2]) == 'number') and apart_weight(f[2]) or #f[2])
         end
       end
     end

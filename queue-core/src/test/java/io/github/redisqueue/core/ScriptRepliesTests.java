@@ -13,6 +13,7 @@ import java.util.function.Function;
 import io.github.redisqueue.core.script.InspectReplies;
 import io.github.redisqueue.core.script.ScriptArgs;
 import io.github.redisqueue.core.script.ScriptReplies;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -26,6 +27,10 @@ class ScriptRepliesTests {
 
 	/** Headers "decoded" as one entry holding the raw text, so the test sees what was passed. */
 	private static final Function<byte[], Map<String, String>> RAW_HEADERS = (raw) -> Map.of("raw", text(raw));
+
+	private static final Function<List<JobRef>, List<byte @Nullable []>> NO_APART = (ids) -> {
+		throw new AssertionError("no payload was given by its length: " + ids);
+	};
 
 	@Test
 	void enqueueRepliesPairIdsWithTheirCreatedFlag() {
@@ -47,7 +52,7 @@ class ScriptRepliesTests {
 		reply.addAll(job("11", "{\"a\":1}", "h1", 1, 3, 7, 61_000, 900, 5, 250));
 		reply.addAll(job("12", "\"b\"", "", 2, 5, 8, 62_000, 950, -3, 0));
 
-		ScriptReplies.ReserveReply decoded = ScriptReplies.reservation("mail", reply, RAW_HEADERS);
+		ScriptReplies.ReserveReply decoded = ScriptReplies.reservation("mail", reply, RAW_HEADERS, 1, NO_APART);
 
 		Reservation reservation = decoded.reservation();
 		assertThat(decoded.batchesDone()).isEqualTo(6);
@@ -60,6 +65,7 @@ class ScriptRepliesTests {
 		assertThat(reservation.rateLimitedUntil()).isEqualTo(Instant.ofEpochMilli(1_400));
 		assertThat(reservation.cutShort()).isTrue();
 		assertThat(reservation.jobs()).hasSize(2);
+		assertThat(reservation.reservedAhead()).containsExactly("12");
 		ReservedJob first = reservation.jobs().get(0);
 		assertThat(first.queue()).isEqualTo("mail");
 		assertThat(first.id()).isEqualTo("11");
@@ -79,9 +85,34 @@ class ScriptRepliesTests {
 	}
 
 	@Test
+	void payloadsGivenByTheirLengthAreReadApartAndAJobWhosePayloadIsGoneIsLeftOut() {
+		List<Object> reply = new ArrayList<>(List.of(-1L, 0L, 0L, 3L, 0L, 0L, 1_000L, 0L, -1L, 0L));
+		reply.addAll(job("21", "x", "", 1, 3, 1, 61_000, 900, 0, 5));
+		reply.addAll(job("22", "ignored", "", 1, 3, 4, 61_000, 900, 0, 6));
+		reply.set(reply.size() - 9, 5_000L);
+		reply.addAll(job("23", "ignored", "", 1, 3, 9, 61_000, 900, 0, 7));
+		reply.set(reply.size() - 9, 6_000L);
+		List<List<JobRef>> asked = new ArrayList<>();
+
+		// the first two started at once: the third (by its place in the reply) was reserved ahead
+		ScriptReplies.ReserveReply decoded = ScriptReplies.reservation("mail", reply, RAW_HEADERS, 2, (jobs) -> {
+			asked.add(jobs);
+			return Arrays.asList(null, "big".getBytes(StandardCharsets.UTF_8));
+		});
+
+		assertThat(asked).containsExactly(List.of(new JobRef("22", 4), new JobRef("23", 9)));
+		Reservation reservation = decoded.reservation();
+		assertThat(reservation.jobs()).extracting(ReservedJob::id).containsExactly("21", "23");
+		assertThat(reservation.jobs().get(1).payloadAsString()).isEqualTo("big");
+		assertThat(reservation.reservedAhead()).containsExactly("23");
+		assertThat(reservation.cutShort()).as("a job left out: ask again at once").isTrue();
+		assertThat(decoded.waits()).containsExactly(Duration.ofMillis(5), Duration.ofMillis(7));
+	}
+
+	@Test
 	void reserveReplyWithoutJobsOrDelayedJobs() {
 		ScriptReplies.ReserveReply decoded = ScriptReplies.reservation("mail",
-				List.of(-1L, 0L, 0L, 0L, 0L, 0L, 1_000L, 0L, -1L, 0L), RAW_HEADERS);
+				List.of(-1L, 0L, 0L, 0L, 0L, 0L, 1_000L, 0L, -1L, 0L), RAW_HEADERS, 0, NO_APART);
 
 		assertThat(decoded.reservation().jobs()).isEmpty();
 		assertThat(decoded.reservation().nextDue()).isNull();

@@ -28,6 +28,7 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.data.redis.core.RedisCallback;
 
 import static io.github.redisqueue.core.script.ScriptArgs.encodeNumber;
 import static io.github.redisqueue.core.script.ScriptArgs.encodeUtf8;
@@ -49,6 +50,9 @@ public final class JobReserver {
 
 	/** Most jobs one reserve call may take. */
 	public static final int MAX_RESERVE = 10_000;
+
+	/** The release script's mode that gives a job back without counting anything against it. */
+	private static final byte[] UNSTARTED = encodeUtf8("unstarted");
 
 	private final QueueContext context;
 
@@ -169,8 +173,66 @@ public final class JobReserver {
 	}
 
 	private Reservation reserved(String queue, QueueKeys k, List<Object> reply, int startNow) {
-		return reserved(queue, k, ScriptReplies.reservation(queue, reply, (raw) -> this.context.headers(queue, raw)))
-			.aheadFrom(startNow);
+		return reserved(queue, k, parse(queue, k, reply, startNow));
+	}
+
+	/**
+	 * Decodes a reserve reply of partition {@code k} whose first {@code startNow} jobs started at
+	 * once, reading the payloads it hands out apart (see {@link #apartPayloads}).
+	 */
+	public ScriptReplies.ReserveReply parse(String queue, QueueKeys k, List<Object> reply, int startNow) {
+		return ScriptReplies.reservation(queue, reply, (raw) -> this.context.headers(queue, raw), startNow,
+				(jobs) -> apartPayloads(queue, k, jobs));
+	}
+
+	/**
+	 * The payloads that a reserve handed out by their length (over 4 KB, kept out of the scripts):
+	 * one {@code HMGET} of their fields. A job whose payload is not there (deleted or finished since,
+	 * or the read reached a replica behind its master) or could not be read (the read failed) is
+	 * given back, unstarted, so that nothing is counted against it, and is {@code null} here; the
+	 * give-back leaves a job that is no longer this call's as it is.
+	 */
+	private List<byte @Nullable []> apartPayloads(String queue, QueueKeys k, List<JobRef> jobs) {
+		byte[][] fields = new byte[jobs.size()][];
+		for (int i = 0; i < fields.length; i++) {
+			fields[i] = encodeUtf8(jobs.get(i).id() + ":p");
+		}
+		List<byte @Nullable []> payloads = new ArrayList<>(Collections.nCopies(fields.length, null));
+		try {
+			List<byte[]> values = this.context.executor()
+				.redis()
+				.execute((RedisCallback<List<byte[]>>) (connection) -> connection.hashCommands().hMGet(k.jobs(), fields));
+			if (values != null && values.size() == fields.length) {
+				for (int i = 0; i < fields.length; i++) {
+					payloads.set(i, values.get(i));
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not read the payloads of {} jobs reserved from queue '{}'; giving them back", jobs.size(),
+					k.name(), ex);
+		}
+		List<JobRef> unread = new ArrayList<>();
+		for (int i = 0; i < fields.length; i++) {
+			if (payloads.get(i) == null) {
+				unread.add(jobs.get(i));
+			}
+		}
+		if (!unread.isEmpty()) {
+			giveBack(queue, k, unread);
+		}
+		return payloads;
+	}
+
+	/** Releases jobs of this call unstarted; a failure leaves them to their leases' end. */
+	private void giveBack(String queue, QueueKeys k, List<JobRef> jobs) {
+		try {
+			this.context.executor().run(this.context.executor().scripts().release(), k, ScriptArgs.refArgs(UNSTARTED, jobs));
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not give back {} jobs of queue '{}' whose payload was not read; they return when their"
+					+ " leases run out", jobs.size(), queue, ex);
+		}
 	}
 
 	private Reservation recorded(String queue, int completions, Reservation reservation) {

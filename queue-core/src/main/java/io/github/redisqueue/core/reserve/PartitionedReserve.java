@@ -179,8 +179,8 @@ public final class PartitionedReserve {
 					merged.addCompletions(this.reserver.completedOn(this.queue, this.parts[p], each.reply(i)));
 					continue;
 				}
-				Reservation part = this.reserver.reserved(this.queue, this.parts[p], ScriptReplies.reservation(this.queue,
-						each.reply(i), (raw) -> this.context.headers(this.queue, raw))).aheadFrom(starts.get(i));
+				Reservation part = this.reserver.reserved(this.queue, this.parts[p],
+						this.reserver.parse(this.queue, this.parts[p], each.reply(i), starts.get(i)));
 				merged.add(part);
 				int got = part.jobs().size();
 				// a partition that came up short started fewer: those threads are left for the next round

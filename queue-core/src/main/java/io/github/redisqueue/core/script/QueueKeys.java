@@ -176,6 +176,11 @@ public final class QueueKeys {
 		return this.scriptKeys.get(11);
 	}
 
+	/** The hash of job records and payloads ({@code K_JOBS}); a job's payload is its field {@code <id>:p}. */
+	public byte[] jobs() {
+		return this.scriptKeys.get(12);
+	}
+
 	private byte[] bytes(String suffix) {
 		return (this.base + suffix).getBytes(StandardCharsets.UTF_8);
 	}

@@ -12,6 +12,7 @@ import io.github.redisqueue.core.AckResult;
 import io.github.redisqueue.core.EnqueueResult;
 import io.github.redisqueue.core.ExtendResult;
 import io.github.redisqueue.core.FailResult;
+import io.github.redisqueue.core.JobRef;
 import io.github.redisqueue.core.ReapResult;
 import io.github.redisqueue.core.Reservation;
 import io.github.redisqueue.core.ReservedJob;
@@ -88,7 +89,10 @@ public final class ScriptReplies {
 	/** {@code reserve.lua}, per job: "id". */
 	public static final int JOB_ID = 0;
 
-	/** {@code reserve.lua}, per job: "payload". */
+	/**
+	 * {@code reserve.lua}, per job: "payload" (its bytes; or, for one kept apart, its length as a
+	 * number: the caller reads it from the job's field).
+	 */
 	public static final int JOB_PAYLOAD = 1;
 
 	/** {@code reserve.lua}, per job: "headers". */
@@ -212,27 +216,52 @@ public final class ScriptReplies {
 		return results;
 	}
 
-	/** The reservation, and how long each of its jobs waited ready, in the same order. */
-	public static ReserveReply reservation(String queue, List<?> reply, Function<byte[], Map<String, String>> headers) {
+	/**
+	 * The reservation of one reserve call whose first {@code startNow} jobs started at once (the
+	 * others were reserved ahead), and how long each of its jobs waited ready, in the same order.
+	 * A payload that the reply gives as its length (kept apart, see {@code reserve.lua}) is read by
+	 * {@code apart}, given those jobs in reply order and answering their payloads in the same order,
+	 * {@code null} for one it could not read: such a job is left out (its caller gives it back), and
+	 * the reservation then says it was cut short, so that a consumer asks again at once.
+	 */
+	public static ReserveReply reservation(String queue, List<?> reply, Function<byte[], Map<String, String>> headers,
+			int startNow, Function<List<JobRef>, List<byte @Nullable []>> apart) {
 		long nextDue = asLong(reply.get(RESERVE_NEXT_DUE));
 		long rateLimitedUntil = asLong(reply.get(RESERVE_RATE_LIMITED_UNTIL));
 		int count = (int) asLong(reply.get(RESERVE_COUNT));
+		List<JobRef> apartJobs = new ArrayList<>();
+		for (int i = 0, at = RESERVE_FIRST_JOB; i < count; i++, at += JOB_STRIDE) {
+			if (!(reply.get(at + JOB_PAYLOAD) instanceof byte[])) {
+				apartJobs.add(new JobRef(text(reply.get(at + JOB_ID)), asLong(reply.get(at + JOB_TOKEN))));
+			}
+		}
+		List<byte @Nullable []> apartPayloads = apartJobs.isEmpty() ? List.of() : apart.apply(apartJobs);
 		List<ReservedJob> jobs = new ArrayList<>(count);
 		List<Duration> waits = new ArrayList<>(count);
-		for (int i = 0, at = RESERVE_FIRST_JOB; i < count; i++, at += JOB_STRIDE) {
-			jobs.add(new ReservedJob(queue, text(reply.get(at + JOB_ID)), (byte[]) reply.get(at + JOB_PAYLOAD),
-					headers.apply(bytes(reply.get(at + JOB_HEADERS))), (int) asLong(reply.get(at + JOB_ATTEMPT)),
-					(int) asLong(reply.get(at + JOB_MAX_ATTEMPTS)), asLong(reply.get(at + JOB_TOKEN)),
-					instant(reply.get(at + JOB_LEASE_UNTIL)), instant(reply.get(at + JOB_ENQUEUED_AT)),
-					(int) asLong(reply.get(at + JOB_PRIORITY))));
+		List<String> ahead = new ArrayList<>();
+		boolean leftOut = false;
+		for (int i = 0, at = RESERVE_FIRST_JOB, a = 0; i < count; i++, at += JOB_STRIDE) {
+			byte[] payload = (reply.get(at + JOB_PAYLOAD) instanceof byte[] inReply) ? inReply : apartPayloads.get(a++);
+			if (payload == null) {
+				leftOut = true;
+				continue;
+			}
+			String id = text(reply.get(at + JOB_ID));
+			jobs.add(new ReservedJob(queue, id, payload, headers.apply(bytes(reply.get(at + JOB_HEADERS))),
+					(int) asLong(reply.get(at + JOB_ATTEMPT)), (int) asLong(reply.get(at + JOB_MAX_ATTEMPTS)),
+					asLong(reply.get(at + JOB_TOKEN)), instant(reply.get(at + JOB_LEASE_UNTIL)),
+					instant(reply.get(at + JOB_ENQUEUED_AT)), (int) asLong(reply.get(at + JOB_PRIORITY))));
 			waits.add(Duration.ofMillis(asLong(reply.get(at + JOB_WAITED))));
+			if (i >= startNow) {
+				ahead.add(id);
+			}
 		}
 		Reservation reservation = new Reservation(jobs, (nextDue >= 0) ? Instant.ofEpochMilli(nextDue) : null,
 				(int) asLong(reply.get(RESERVE_RECLAIMED)), (int) asLong(reply.get(RESERVE_EXPIRED)),
 				(int) asLong(reply.get(RESERVE_REFUSED)), (int) asLong(reply.get(RESERVE_MISSING)),
 				instant(reply.get(RESERVE_SERVER_TIME)), List.of(),
-				(rateLimitedUntil >= 0) ? Instant.ofEpochMilli(rateLimitedUntil) : null, List.of(),
-				asLong(reply.get(RESERVE_CUT_SHORT)) == 1);
+				(rateLimitedUntil >= 0) ? Instant.ofEpochMilli(rateLimitedUntil) : null, List.copyOf(ahead),
+				leftOut || asLong(reply.get(RESERVE_CUT_SHORT)) == 1);
 		return new ReserveReply(reservation, waits, asLong(reply.get(RESERVE_BATCHES_DONE)));
 	}
 
