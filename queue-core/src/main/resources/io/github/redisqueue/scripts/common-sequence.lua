@@ -2,7 +2,7 @@
 -- common-keys.lua).
 -- Defines: SEQ_BLOCK and seq_unsure; seq_id, plain_tail_seq, seq_lost_base, seq_mark, seq_take,
 -- seq_raise, next_seq, new_id, seq_range, seq_peek; ready_score.
--- Relies on: K_SEQ, K_STATS, K_JOBS, K_PLAIN, ID_STEP, ID_OFFSET and MAX_SEQ (common-keys); int
+-- Relies on: K_SEQ, K_STATS, K_JOBS, K_PLAIN, K_READY, ID_STEP, ID_OFFSET and MAX_SEQ (common-keys); int
 -- (common-records).
 -- Invariants: no id is handed out twice, even after the counter K_SEQ was lost (it resumes past
 -- its high-water mark '~seq' in K_STATS and past the last plain job); new_id never returns the id
@@ -33,13 +33,16 @@ local function plain_tail_seq()
   return math.floor((id - ID_OFFSET) / ID_STEP)
 end
 
--- where a lost counter resumes: past its mark and the last plain job; writes nothing
+-- where a lost counter resumes: past its mark, the last plain job and the last ready job of
+-- priority 0 with a record (one whose payload is kept apart waits at a plain job's place, its
+-- score in that band); writes nothing
 local function seq_lost_base()
   local mark = tonumber(redis.call('HGET', K_STATS, '~seq'))
   if not mark and redis.call('EXISTS', K_JOBS) == 1 then
     seq_unsure = true
   end
-  return math.max(mark and (mark - 1) or 0, plain_tail_seq())
+  local top = tonumber(redis.call('ZREVRANGEBYSCORE', K_READY, '(1001000000000000', '1000000000000000', 'LIMIT', 0, 1)[1])
+  return math.max(mark and (mark - 1) or 0, plain_tail_seq(), top and math.floor((top - ID_OFFSET) / ID_STEP) or 0)
 end
 
 -- keeps the mark past last, the counter's new value, which was from before

@@ -183,6 +183,24 @@ class LostSequenceIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	/** Plain jobs 1-3, job 4 completed with a result and no record, job 5 delayed. */
+	@Test
+	void aLargeJobStaysAheadOfJobsEnqueuedAfterTheCounterAndItsMarkWereLost() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		// jobs that ran and left nothing: their ids are free
+		queues.enqueueAll(QUEUE, List.of("small", "small"), JobOptions.defaults());
+		for (ReservedJob done : queues.reserve(QUEUE, 2, LEASE)) {
+			assertThat(queues.complete(QUEUE, done.ref())).isEqualTo(AckResult.OK);
+		}
+		// over 4 KB: a record and a ready entry at a plain job's place, not an element of the list
+		String large = queues.enqueue(QUEUE, "L".repeat(5_000)).id();
+		loseTheCounter(queues, QUEUE);
+		this.redis.opsForHash().delete(queues.keys(QUEUE).key("stats"), "~seq");
+
+		String later = queues.enqueue(QUEUE, "later").id();
+
+		assertThat(queues.reserve(QUEUE, 3, LEASE)).extracting(ReservedJob::id).containsExactly(large, later);
+	}
+
 	private void jobsBeforeTheLoss(QueueTemplate queues, String queue) {
 		queues.enqueueAll(queue, List.of("p1", "p2", "p3"), JobOptions.defaults())
 			.forEach((result) -> this.before.add(result.id()));
