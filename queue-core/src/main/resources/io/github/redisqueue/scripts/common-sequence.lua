@@ -41,7 +41,7 @@ local function seq_lost_base()
   if not mark and redis.call('EXISTS', K_JOBS) == 1 then
     seq_unsure = true
   end
-  local top = tonumber(redis.call('ZREVRANGEBYSCORE', K_READY, '(1001000000000000', '1000000000000000', 'LIMIT', 0, 1)[1])
+  local top = tonumber(redis.call('ZRANGE', K_READY, '(1001000000000000', '1000000000000000', 'BYSCORE', 'REV', 'LIMIT', 0, 1)[1])
   return math.max(mark and (mark - 1) or 0, plain_tail_seq(), top and math.floor((top - ID_OFFSET) / ID_STEP) or 0)
 end
 
