@@ -78,10 +78,6 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 
 	private static final byte[] FAIL_DEAD = encodeAscii("dead");
 
-	private static final byte[] STARTED = encodeAscii("started");
-
-	private static final byte[] UNSTARTED = encodeAscii("unstarted");
-
 	private static final byte[] WORKER = encodeAscii("worker");
 
 	private final QueueContext context;
@@ -465,7 +461,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	@Override
 	public List<AckResult> releaseAll(String queue, Collection<JobRef> jobs, boolean started) {
 		return this.context.partitioning().byPartition(queue, jobs, (k, refs) -> ScriptReplies.ackResults(this.context.executor()
-			.run(this.context.executor().scripts().release(), k, ScriptArgs.refArgs(started ? STARTED : UNSTARTED, refs))));
+			.run(this.context.executor().scripts().release(), k, ScriptArgs.releaseArgs(started, refs))));
 	}
 
 	@Override

@@ -53,12 +53,7 @@ class ApartPayloadIntegrationTests extends AbstractRedisIntegrationTests {
 		assertThat(admin.job(QUEUE, ids.get(5))).hasValueSatisfying(
 				(info) -> assertThat(info.payloadAsString()).isEqualTo('"' + payloads.get(5) + '"'));
 
-		List<ReservedJob> jobs = new ArrayList<>();
-		while (jobs.size() < payloads.size()) {
-			List<ReservedJob> got = queues.reserve(QUEUE, payloads.size(), LEASE);
-			assertThat(got).isNotEmpty();
-			jobs.addAll(got);
-		}
+		List<ReservedJob> jobs = reserveInCalls(queues, QUEUE, payloads.size(), LEASE);
 
 		assertThat(jobs).extracting(ReservedJob::id).containsExactlyElementsOf(ids);
 		assertThat(jobs).extracting(ReservedJob::payloadAsString)

@@ -89,12 +89,7 @@ class PlainJobIntegrationTests extends AbstractRedisIntegrationTests {
 			.map(EnqueueResult::id)
 			.toList();
 
-		List<ReservedJob> jobs = new ArrayList<>();
-		while (jobs.size() < payloads.size()) {
-			List<ReservedJob> got = queues.reserve(QUEUE, payloads.size(), LEASE);
-			assertThat(got).isNotEmpty();
-			jobs.addAll(got);
-		}
+		List<ReservedJob> jobs = reserveInCalls(queues, QUEUE, payloads.size(), LEASE);
 
 		assertThat(jobs).extracting(ReservedJob::id).containsExactlyElementsOf(ids);
 		assertThat(jobs).extracting(ReservedJob::payloadAsString)

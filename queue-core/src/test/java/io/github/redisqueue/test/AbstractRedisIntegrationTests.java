@@ -1,7 +1,12 @@
 package io.github.redisqueue.test;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
 
+import io.github.redisqueue.core.QueueTemplate;
+import io.github.redisqueue.core.ReservedJob;
 import io.github.redisqueue.testing.redis.RedisEndpoint;
 import io.github.redisqueue.testing.redis.TestRedis;
 import org.junit.jupiter.api.AfterAll;
@@ -12,6 +17,8 @@ import org.junit.jupiter.api.TestInstance;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Base of tests that need Redis: the shared test server, a connection factory and a
@@ -45,6 +52,20 @@ public abstract class AbstractRedisIntegrationTests {
 	 * How many script calls (EVAL, EVALSHA and FCALL of the scripts' library) Redis ran so far, by {@code INFO commandstats},
 	 * summed over the nodes of a cluster.
 	 */
+	/**
+	 * Reserves {@code count} jobs of {@code queue} in as many calls as it takes (a call may stop at
+	 * its bytes), each call handing out at least one; the jobs in the order they came.
+	 */
+	protected static List<ReservedJob> reserveInCalls(QueueTemplate queues, String queue, int count, Duration lease) {
+		List<ReservedJob> jobs = new ArrayList<>();
+		while (jobs.size() < count) {
+			List<ReservedJob> got = queues.reserve(queue, count, lease);
+			assertThat(got).isNotEmpty();
+			jobs.addAll(got);
+		}
+		return jobs;
+	}
+
 	protected long scriptCalls() {
 		return commandCalls("evalsha") + commandCalls("eval") + commandCalls("fcall");
 	}

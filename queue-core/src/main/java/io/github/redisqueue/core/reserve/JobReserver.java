@@ -51,9 +51,6 @@ public final class JobReserver {
 	/** Most jobs one reserve call may take. */
 	public static final int MAX_RESERVE = 10_000;
 
-	/** The release script's mode that gives a job back without counting anything against it. */
-	private static final byte[] UNSTARTED = encodeUtf8("unstarted");
-
 	private final QueueContext context;
 
 	private final QueueBatches batches;
@@ -197,20 +194,18 @@ public final class JobReserver {
 		for (int i = 0; i < fields.length; i++) {
 			fields[i] = encodeUtf8(jobs.get(i).id() + ":p");
 		}
-		List<byte @Nullable []> payloads = new ArrayList<>(Collections.nCopies(fields.length, null));
+		List<byte @Nullable []> payloads = null;
 		try {
-			List<byte[]> values = this.context.executor()
+			payloads = this.context.executor()
 				.redis()
 				.execute((RedisCallback<List<byte[]>>) (connection) -> connection.hashCommands().hMGet(k.jobs(), fields));
-			if (values != null && values.size() == fields.length) {
-				for (int i = 0; i < fields.length; i++) {
-					payloads.set(i, values.get(i));
-				}
-			}
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not read the payloads of {} jobs reserved from queue '{}'; giving them back", jobs.size(),
 					k.name(), ex);
+		}
+		if (payloads == null || payloads.size() != fields.length) {
+			payloads = Collections.nCopies(fields.length, null);
 		}
 		List<JobRef> unread = new ArrayList<>();
 		for (int i = 0; i < fields.length; i++) {
@@ -227,7 +222,7 @@ public final class JobReserver {
 	/** Releases jobs of this call unstarted; a failure leaves them to their leases' end. */
 	private void giveBack(String queue, QueueKeys k, List<JobRef> jobs) {
 		try {
-			this.context.executor().run(this.context.executor().scripts().release(), k, ScriptArgs.refArgs(UNSTARTED, jobs));
+			this.context.executor().run(this.context.executor().scripts().release(), k, ScriptArgs.releaseArgs(false, jobs));
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not give back {} jobs of queue '{}' whose payload was not read; they return when their"

@@ -20,6 +20,10 @@ import static io.github.redisqueue.core.script.ScriptReplies.EMPTY;
  */
 public final class ScriptArgs {
 
+	private static final byte[] RELEASE_STARTED = encodeAscii("started");
+
+	private static final byte[] RELEASE_UNSTARTED = encodeAscii("unstarted");
+
 	private ScriptArgs() {
 	}
 
@@ -74,6 +78,15 @@ public final class ScriptArgs {
 		args.add(first);
 		addRefs(args, jobs);
 		return args;
+	}
+
+	/**
+	 * {@code release}: "'unstarted' then pairs of id and token" (jobs that never reached a handler,
+	 * given back with nothing counted) or "'started' then pairs of id and token" (jobs whose handler
+	 * ran but gave no outcome).
+	 */
+	public static List<byte[]> releaseArgs(boolean started, Collection<JobRef> jobs) {
+		return refArgs(started ? RELEASE_STARTED : RELEASE_UNSTARTED, jobs);
 	}
 
 	/**
