@@ -49,10 +49,6 @@ public abstract class AbstractRedisIntegrationTests {
 	}
 
 	/**
-	 * How many script calls (EVAL, EVALSHA and FCALL of the scripts' library) Redis ran so far, by {@code INFO commandstats},
-	 * summed over the nodes of a cluster.
-	 */
-	/**
 	 * Reserves {@code count} jobs of {@code queue} in as many calls as it takes (a call may stop at
 	 * its bytes), each call handing out at least one; the jobs in the order they came.
 	 */
@@ -66,6 +62,10 @@ public abstract class AbstractRedisIntegrationTests {
 		return jobs;
 	}
 
+	/**
+	 * How many script calls (EVAL, EVALSHA and FCALL of the scripts' library) Redis ran so far, by {@code INFO commandstats},
+	 * summed over the nodes of a cluster.
+	 */
 	protected long scriptCalls() {
 		return commandCalls("evalsha") + commandCalls("eval") + commandCalls("fcall");
 	}

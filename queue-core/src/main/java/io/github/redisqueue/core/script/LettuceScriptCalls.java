@@ -220,6 +220,19 @@ final class LettuceScriptCalls {
 		}
 	}
 
+	/**
+	 * Waits until {@code future} is done, whatever its outcome, or the deadline passed; an interrupt
+	 * ends the wait and stays set, for the next {@link #await} to report.
+	 */
+	void awaitDone(RedisFuture<?> future, long deadline) {
+		try {
+			future.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
 	DataAccessException translate(@Nullable Throwable failure) {
 		if (failure instanceof DataAccessException translated) {
 			return translated;

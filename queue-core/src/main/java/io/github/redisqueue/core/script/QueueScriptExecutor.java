@@ -367,6 +367,9 @@ public final class QueueScriptExecutor {
 			}
 			ahead.answered().accept(reply, failure);
 		}
+		// the replies come in the order of the commands: once the call's is in, the wait's is too, so the thread
+		// wakes once when the wait ends, not once for each reply
+		this.calls.awaitDone(call, deadline);
 		boolean wokenUp = this.calls.await(wait, deadline, callTimeout) != null;
 		List<Object> reply;
 		try {

@@ -52,6 +52,12 @@ public final class AckBatcher {
 
 	private static final long NOT_ARMED = Long.MIN_VALUE;
 
+	/**
+	 * How many times in a row the timer, finding nothing armed, looks again {@link #MAX_DELAY}
+	 * later before it sleeps until woken (40 looks: 200 ms of a quiet container).
+	 */
+	private static final int LOOKS_BEFORE_SLEEP = 40;
+
 	private final QueueOperations operations;
 
 	private final String queue;
@@ -84,6 +90,9 @@ public final class AckBatcher {
 
 	// started with the first acknowledgement that has to wait for a reserve; guarded by this
 	private @Nullable Thread timer;
+
+	// the timer sleeps until an acknowledgement wakes it (set before its last look at sendAt)
+	private volatile boolean timerAsleep = true;
 
 	private volatile boolean closed;
 
@@ -124,11 +133,15 @@ public final class AckBatcher {
 		}
 	}
 
-	/** Make sure the timer sends what is pending within {@link #MAX_DELAY} from now. */
+	/**
+	 * Make sure the timer sends what is pending within {@link #MAX_DELAY} from now. A timer that is
+	 * looking every {@link #MAX_DELAY} anyway (see {@link #sendWhenDue}) is left alone: it sees the
+	 * deadline in time, and a busy container does not wake a thread for each acknowledgement.
+	 */
 	private void arm() {
 		if (this.sendAt.compareAndSet(NOT_ARMED, System.nanoTime() + MAX_DELAY.toNanos())) {
 			Thread thread = timer();
-			if (thread != null) {
+			if (thread != null && this.timerAsleep) {
 				LockSupport.unpark(thread);
 			}
 		}
@@ -144,14 +157,33 @@ public final class AckBatcher {
 		return this.timer;
 	}
 
-	/** The timer: whenever armed, wait until due, then send everything pending. */
+	/**
+	 * The timer: whenever armed, wait until due, then send everything pending. Unarmed, it looks
+	 * again every {@link #MAX_DELAY} for {@link #LOOKS_BEFORE_SLEEP} times, then sleeps until an
+	 * acknowledgement wakes it: an armed deadline is never more than {@link #MAX_DELAY} away, so a
+	 * look finds it in time.
+	 */
 	private void sendWhenDue() {
+		this.timerAsleep = false;
+		int looks = 0;
 		while (!this.closed) {
 			long due = this.sendAt.get();
 			if (due == NOT_ARMED) {
-				LockSupport.park(this);
+				if (looks < LOOKS_BEFORE_SLEEP) {
+					looks++;
+					LockSupport.parkNanos(this, MAX_DELAY.toNanos());
+					continue;
+				}
+				// arm() sets the deadline, then reads this: one of the two sees the other's write
+				this.timerAsleep = true;
+				if (this.sendAt.get() == NOT_ARMED && !this.closed) {
+					LockSupport.park(this);
+				}
+				this.timerAsleep = false;
+				looks = 0;
 				continue;
 			}
+			looks = 0;
 			long left = due - System.nanoTime();
 			if (left > 0) {
 				LockSupport.parkNanos(this, left);
