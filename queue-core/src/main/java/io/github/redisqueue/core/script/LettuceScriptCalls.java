@@ -222,7 +222,8 @@ final class LettuceScriptCalls {
 
 	/**
 	 * Waits until {@code future} is done, whatever its outcome, or the deadline passed; an interrupt
-	 * ends the wait and stays set, for the next {@link #await} to report.
+	 * ends the wait and stays set, for the next {@link #await} to report (Lettuce's own
+	 * {@code await} throws on an interrupt, with the flag set again).
 	 */
 	void awaitDone(RedisFuture<?> future, long deadline) {
 		try {
@@ -230,6 +231,9 @@ final class LettuceScriptCalls {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
+		}
+		catch (RuntimeException ex) {
+			// an interrupt as Lettuce reports it: the next await reports it as every other wait does
 		}
 	}
 

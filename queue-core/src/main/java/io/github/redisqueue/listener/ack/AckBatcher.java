@@ -52,11 +52,6 @@ public final class AckBatcher {
 
 	private static final long NOT_ARMED = Long.MIN_VALUE;
 
-	/**
-	 * How many times in a row the timer, finding nothing armed, looks again {@link #MAX_DELAY}
-	 * later before it sleeps until woken (40 looks: 200 ms of a quiet container).
-	 */
-	private static final int LOOKS_BEFORE_SLEEP = 40;
 
 	private final QueueOperations operations;
 
@@ -93,6 +88,11 @@ public final class AckBatcher {
 
 	// the timer sleeps until an acknowledgement wakes it (set before its last look at sendAt)
 	private volatile boolean timerAsleep = true;
+
+	// deadlines set (see arm): the timer goes on looking while this moves
+	private final AtomicLong arms = new AtomicLong();
+
+	private final AtomicInteger timerWakeUps = new AtomicInteger();
 
 	private volatile boolean closed;
 
@@ -135,13 +135,16 @@ public final class AckBatcher {
 
 	/**
 	 * Make sure the timer sends what is pending within {@link #MAX_DELAY} from now. A timer that is
-	 * looking every {@link #MAX_DELAY} anyway (see {@link #sendWhenDue}) is left alone: it sees the
-	 * deadline in time, and a busy container does not wake a thread for each acknowledgement.
+	 * awake (looking every {@link #MAX_DELAY} while acknowledgements keep coming, see
+	 * {@link #sendWhenDue}) is left alone: it sees the deadline in time, and a busy container does
+	 * not wake a thread for each acknowledgement.
 	 */
 	private void arm() {
 		if (this.sendAt.compareAndSet(NOT_ARMED, System.nanoTime() + MAX_DELAY.toNanos())) {
+			this.arms.incrementAndGet();
 			Thread thread = timer();
 			if (thread != null && this.timerAsleep) {
+				this.timerWakeUps.incrementAndGet();
 				LockSupport.unpark(thread);
 			}
 		}
@@ -158,19 +161,23 @@ public final class AckBatcher {
 	}
 
 	/**
-	 * The timer: whenever armed, wait until due, then send everything pending. Unarmed, it looks
-	 * again every {@link #MAX_DELAY} for {@link #LOOKS_BEFORE_SLEEP} times, then sleeps until an
-	 * acknowledgement wakes it: an armed deadline is never more than {@link #MAX_DELAY} away, so a
-	 * look finds it in time.
+	 * The timer: whenever armed, wait until due, then send everything pending (waiting for a send
+	 * under way, which may have taken the acknowledgements before the latest ones). Unarmed, it
+	 * looks again {@link #MAX_DELAY} later as long as something armed it since it last woke (an
+	 * armed deadline is never more than {@link #MAX_DELAY} away, so a look finds it in time), and
+	 * sleeps until an acknowledgement wakes it once nothing did: at a steady rate it wakes at most
+	 * once per {@link #MAX_DELAY}, at a low rate as often as before, for the deadline only.
 	 */
 	private void sendWhenDue() {
 		this.timerAsleep = false;
-		int looks = 0;
+		long armsSeen = this.arms.get();
 		while (!this.closed) {
 			long due = this.sendAt.get();
+			long armsNow = this.arms.get();
+			boolean armedSince = armsNow != armsSeen;
+			armsSeen = armsNow;
 			if (due == NOT_ARMED) {
-				if (looks < LOOKS_BEFORE_SLEEP) {
-					looks++;
+				if (armedSince) {
 					LockSupport.parkNanos(this, MAX_DELAY.toNanos());
 					continue;
 				}
@@ -180,10 +187,8 @@ public final class AckBatcher {
 					LockSupport.park(this);
 				}
 				this.timerAsleep = false;
-				looks = 0;
 				continue;
 			}
-			looks = 0;
 			long left = due - System.nanoTime();
 			if (left > 0) {
 				LockSupport.parkNanos(this, left);
@@ -192,9 +197,14 @@ public final class AckBatcher {
 			if (this.sendAt.compareAndSet(due, NOT_ARMED)) {
 				// a failed call keeps them for the next one: the loop's next reserve, the next
 				// acknowledgement's timer, or the periodic resend
-				flushIfIdle();
+				flush();
 			}
 		}
+	}
+
+	/** How many times an acknowledgement woke the timer from its sleep (for tests). */
+	int timerWakeUps() {
+		return this.timerWakeUps.get();
 	}
 
 	/**

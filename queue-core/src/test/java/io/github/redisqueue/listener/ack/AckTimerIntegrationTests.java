@@ -3,6 +3,7 @@ package io.github.redisqueue.listener.ack;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.redisqueue.core.JobRef;
 import io.github.redisqueue.core.QueueAdmin;
 import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.ReservedJob;
@@ -13,42 +14,72 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The timer of {@link AckBatcher} sends the acknowledgements that the fetch loop said it would carry but did not take
- * in time, whether it sleeps until an acknowledgement wakes it or looks for one every {@link AckBatcher#MAX_DELAY}
- * after a send (then an acknowledgement does not wake it).
+ * The timer of {@link AckBatcher} sends the acknowledgements that the fetch loop said it would carry but did not
+ * take, and is not woken by each acknowledgement while they keep coming.
  */
 class AckTimerIntegrationTests extends AbstractRedisIntegrationTests {
 
 	private static final String TIMER = "test-acks-timer";
 
 	@Test
-	void acknowledgementsNoReserveTookAreSentByTheTimerWhetherItLooksOrSleeps() {
+	void acknowledgementsNoReserveTookAreSentByTheTimerThenItSleepsUntilTheNextOne() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		QueueAdmin admin = new QueueAdmin(queues);
-		for (int i = 0; i < 3; i++) {
-			queues.enqueue("acks", "job-" + i);
-		}
-		List<ReservedJob> jobs = reserveInCalls(queues, "acks", 3, Duration.ofMinutes(5));
+		List<ReservedJob> jobs = reserved(queues, 3);
 		AckBatcher acks = new AckBatcher(queues, "acks", TIMER);
 		try {
 			// the loop says it sends them with its next reserve, and never reserves: only the timer sends them
 			acks.setSentWithReserve(true);
 			acks.complete(jobs.get(0).ref());
-			await().until(() -> admin.counts("acks").total("completed") == 1);
-			assertThat(acks.pendingCount()).isZero();
-			// after a send it looks again every MAX_DELAY (a timed park) instead of sleeping
-			await().until(() -> timerState() == Thread.State.TIMED_WAITING);
 			acks.complete(jobs.get(1).ref());
 			await().until(() -> admin.counts("acks").total("completed") == 2);
-			// a while later it sleeps until an acknowledgement wakes it (a park without a deadline)
+			// nothing armed it since: it sleeps until an acknowledgement wakes it (a park without a deadline)
 			await().until(() -> timerState() == Thread.State.WAITING);
+			int wakeUps = acks.timerWakeUps();
 			acks.complete(jobs.get(2).ref());
 			await().until(() -> admin.counts("acks").total("completed") == 3);
+			assertThat(acks.timerWakeUps()).isEqualTo(wakeUps + 1);
+			assertThat(acks.pendingCount()).isZero();
 		}
 		finally {
 			acks.close();
 		}
 		await().until(() -> timerState() == null);
+	}
+
+	@Test
+	void aStreamOfAcknowledgementsTheLoopTakesWakesTheTimerFarLessThanOncePerAcknowledgement() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
+		int count = 200;
+		List<ReservedJob> jobs = reserved(queues, count);
+		AckBatcher acks = new AckBatcher(queues, "acks", TIMER);
+		try {
+			acks.setSentWithReserve(true);
+			for (ReservedJob job : jobs) {
+				// a job finishes (which arms the timer), then the loop takes its acknowledgement with its reserve
+				acks.complete(job.ref());
+				List<JobRef> taken = acks.drain();
+				if (!taken.isEmpty()) {
+					queues.completeAll("acks", taken);
+					acks.sent(taken, List.of());
+				}
+			}
+			await().until(() -> admin.counts("acks").total("completed") == count);
+			// the old timer was woken by every one of them; this one only when a gap let it fall asleep
+			assertThat(acks.timerWakeUps()).isLessThan(count / 4);
+		}
+		finally {
+			acks.close();
+		}
+		await().until(() -> timerState() == null);
+	}
+
+	private List<ReservedJob> reserved(QueueTemplate queues, int count) {
+		for (int i = 0; i < count; i++) {
+			queues.enqueue("acks", "job-" + i);
+		}
+		return reserveInCalls(queues, "acks", count, Duration.ofMinutes(5));
 	}
 
 	private static Thread.State timerState() {
