@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.github.redisqueue.core.QueueScripts;
+import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
@@ -232,8 +233,8 @@ final class LettuceScriptCalls {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		catch (RuntimeException ex) {
-			// an interrupt as Lettuce reports it: the next await reports it as every other wait does
+		catch (RedisCommandInterruptedException ex) {
+			// an interrupt as Lettuce reports it (the flag set again): the next await reports it as every other wait does
 		}
 	}
 

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -87,12 +88,12 @@ public final class AckBatcher {
 	private @Nullable Thread timer;
 
 	// the timer sleeps until an acknowledgement wakes it (set before its last look at sendAt)
-	private volatile boolean timerAsleep = true;
+	private final AtomicBoolean timerAsleep = new AtomicBoolean(true);
 
 	// deadlines set (see arm): the timer goes on looking while this moves
 	private final AtomicLong arms = new AtomicLong();
 
-	private final AtomicInteger timerWakeUps = new AtomicInteger();
+	private final AtomicInteger timerUnparks = new AtomicInteger();
 
 	private volatile boolean closed;
 
@@ -143,8 +144,9 @@ public final class AckBatcher {
 		if (this.sendAt.compareAndSet(NOT_ARMED, System.nanoTime() + MAX_DELAY.toNanos())) {
 			this.arms.incrementAndGet();
 			Thread thread = timer();
-			if (thread != null && this.timerAsleep) {
-				this.timerWakeUps.incrementAndGet();
+			// only the first acknowledgement after the timer fell asleep wakes it
+			if (thread != null && this.timerAsleep.compareAndSet(true, false)) {
+				this.timerUnparks.incrementAndGet();
 				LockSupport.unpark(thread);
 			}
 		}
@@ -165,11 +167,11 @@ public final class AckBatcher {
 	 * under way, which may have taken the acknowledgements before the latest ones). Unarmed, it
 	 * looks again {@link #MAX_DELAY} later as long as something armed it since it last woke (an
 	 * armed deadline is never more than {@link #MAX_DELAY} away, so a look finds it in time), and
-	 * sleeps until an acknowledgement wakes it once nothing did: at a steady rate it wakes at most
-	 * once per {@link #MAX_DELAY}, at a low rate as often as before, for the deadline only.
+	 * sleeps until an acknowledgement wakes it once nothing did: at a steady rate it wakes about
+	 * once or twice per {@link #MAX_DELAY}, at a low rate as often as before, for the deadline only.
 	 */
 	private void sendWhenDue() {
-		this.timerAsleep = false;
+		this.timerAsleep.set(false);
 		long armsSeen = this.arms.get();
 		while (!this.closed) {
 			long due = this.sendAt.get();
@@ -182,11 +184,11 @@ public final class AckBatcher {
 					continue;
 				}
 				// arm() sets the deadline, then reads this: one of the two sees the other's write
-				this.timerAsleep = true;
+				this.timerAsleep.set(true);
 				if (this.sendAt.get() == NOT_ARMED && !this.closed) {
 					LockSupport.park(this);
 				}
-				this.timerAsleep = false;
+				this.timerAsleep.set(false);
 				continue;
 			}
 			long left = due - System.nanoTime();
@@ -202,9 +204,9 @@ public final class AckBatcher {
 		}
 	}
 
-	/** How many times an acknowledgement woke the timer from its sleep (for tests). */
-	int timerWakeUps() {
-		return this.timerWakeUps.get();
+	/** How many times an acknowledgement unparked the timer to wake it from its sleep (for tests). */
+	int timerUnparks() {
+		return this.timerUnparks.get();
 	}
 
 	/**

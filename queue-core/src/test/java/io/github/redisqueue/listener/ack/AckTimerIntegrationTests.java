@@ -1,6 +1,7 @@
 package io.github.redisqueue.listener.ack;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import io.github.redisqueue.core.JobRef;
@@ -15,7 +16,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The timer of {@link AckBatcher} sends the acknowledgements that the fetch loop said it would carry but did not
- * take, and is not woken by each acknowledgement while they keep coming.
+ * take, is not woken by each acknowledgement while they keep coming, and sleeps once they stop.
  */
 class AckTimerIntegrationTests extends AbstractRedisIntegrationTests {
 
@@ -35,10 +36,10 @@ class AckTimerIntegrationTests extends AbstractRedisIntegrationTests {
 			await().until(() -> admin.counts("acks").total("completed") == 2);
 			// nothing armed it since: it sleeps until an acknowledgement wakes it (a park without a deadline)
 			await().until(() -> timerState() == Thread.State.WAITING);
-			int wakeUps = acks.timerWakeUps();
+			int unparks = acks.timerUnparks();
 			acks.complete(jobs.get(2).ref());
 			await().until(() -> admin.counts("acks").total("completed") == 3);
-			assertThat(acks.timerWakeUps()).isEqualTo(wakeUps + 1);
+			assertThat(acks.timerUnparks()).isEqualTo(unparks + 1);
 			assertThat(acks.pendingCount()).isZero();
 		}
 		finally {
@@ -48,7 +49,7 @@ class AckTimerIntegrationTests extends AbstractRedisIntegrationTests {
 	}
 
 	@Test
-	void aStreamOfAcknowledgementsTheLoopTakesWakesTheTimerFarLessThanOncePerAcknowledgement() {
+	void aStreamOfAcknowledgementsTheLoopTakesUnparksTheTimerOnceAndItSleepsWhenItEnds() {
 		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
 		QueueAdmin admin = new QueueAdmin(queues);
 		int count = 200;
@@ -56,18 +57,24 @@ class AckTimerIntegrationTests extends AbstractRedisIntegrationTests {
 		AckBatcher acks = new AckBatcher(queues, "acks", TIMER);
 		try {
 			acks.setSentWithReserve(true);
-			for (ReservedJob job : jobs) {
-				// a job finishes (which arms the timer), then the loop takes its acknowledgement with its reserve
+			// the first one starts the timer, which sends it and then sleeps
+			acks.complete(jobs.get(0).ref());
+			await().until(() -> admin.counts("acks").total("completed") == 1 && timerState() == Thread.State.WAITING);
+			int unparks = acks.timerUnparks();
+			List<JobRef> taken = new ArrayList<>();
+			for (ReservedJob job : jobs.subList(1, count)) {
+				// a job finishes (which arms the timer), then the loop takes its acknowledgement for its reserve
 				acks.complete(job.ref());
-				List<JobRef> taken = acks.drain();
-				if (!taken.isEmpty()) {
-					queues.completeAll("acks", taken);
-					acks.sent(taken, List.of());
-				}
+				taken.addAll(acks.drain());
 			}
-			await().until(() -> admin.counts("acks").total("completed") == count);
-			// the old timer was woken by every one of them; this one only when a gap let it fall asleep
-			assertThat(acks.timerWakeUps()).isLessThan(count / 4);
+			// the timer of 38b4cd2 was unparked by each of them (199); this one to leave its sleep, and again
+			// only if a pause of the loop longer than its look let it fall asleep
+			assertThat(acks.timerUnparks() - unparks).isBetween(1, count / 4);
+			queues.completeAll("acks", taken);
+			acks.sent(taken, List.of());
+			assertThat(admin.counts("acks").total("completed")).isEqualTo(count);
+			// once they stop it sleeps again (a timer that kept looking every 5 ms would stay in a timed park)
+			await().until(() -> timerState() == Thread.State.WAITING);
 		}
 		finally {
 			acks.close();
