@@ -53,7 +53,6 @@ public final class AckBatcher {
 
 	private static final long NOT_ARMED = Long.MIN_VALUE;
 
-
 	private final QueueOperations operations;
 
 	private final String queue;
