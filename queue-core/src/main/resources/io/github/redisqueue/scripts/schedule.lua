@@ -11,7 +11,8 @@
 -- last tick and T, 'fire-once' also fires one job for the latest of them (the tick before T), first.
 -- T late is the latest missed tick: 'fire-once' fires it, 'skip' does not. A schedule without a
 -- last tick (new, or its state was lost) has missed nothing: it fires T only when T is on time.
--- Each job fired is a plain job (see plain_element). A last tick that is not a number (damaged by
+-- Each job fired is a plain job (see plain_element), or a job whose payload is kept apart (over
+-- 4 KB, see apart_weight) at a plain job's place. A last tick that is not a number (damaged by
 -- hand) counts as none, and is replaced by T.
 -- Returns, for 'peek': server time, last tick ('' = none); for 'fire': server time, the outcome
 -- ('fired', 'handled' when T was handled already, 'late' when T was late and fired nothing), then
@@ -60,19 +61,34 @@ if seq_id(seq_peek() + #fire) > MAX_SEQ then
   return redis.error_reply('ERR queue sequence exhausted: a queue takes at most ' .. int(MAX_SEQ) .. ' jobs')
 end
 local out = {num(now), (#fire > 0) and 'fired' or 'late'}
--- the ids first: new_id may fail (no free id), and the tick is recorded only with its jobs
-local elements = {}
-for i, job in ipairs(fire) do
+-- the ids first: new_id may fail (no free id), and the tick is recorded only with its jobs; a payload
+-- kept apart (see apart_weight) gives each job a record and a ready entry at a plain job's place
+-- instead of an element, as an enqueue does
+local payload = ARGV[12]
+local kept_apart = apart_weight(#payload)
+local elements, apart, ready = {}, {}, {}
+for _, job in ipairs(fire) do
   local id = int(new_id())
-  elements[i] = plain_element(id, plain_prefix(job[2], max_attempts, num(now)), ARGV[12])
+  if kept_apart then
+    local r = plain_record(id, {job[2], max_attempts, num(now)})
+    local a, k = #apart, #ready
+    apart[a + 1], apart[a + 2], apart[a + 3], apart[a + 4] = id, cmsgpack.pack(r), pfield(id), payload
+    ready[k + 1], ready[k + 2] = r[J.score], id
+  else
+    elements[#elements + 1] = plain_element(id, plain_prefix(job[2], max_attempts, num(now)), payload)
+  end
   out[#out + 1] = num(job[1])
   out[#out + 1] = id
 end
 redis.call('HSET', K_SCHEDULES, name, num(tick))
 if #fire > 0 then
-  if redis.call('RPUSH', K_PLAIN, unpack(elements)) == #elements then
+  if #elements > 0 and redis.call('RPUSH', K_PLAIN, unpack(elements)) == #elements then
     -- a new list holds no tombstone (see plain_tombstone)
     redis.call('HDEL', K_STATS, TOMBS)
+  end
+  if #apart > 0 then
+    redis.call('HSET', K_JOBS, unpack(apart))
+    redis.call('ZADD', K_READY, unpack(ready))
   end
   redis.call('HINCRBY', K_STATS, 'enqueued', #fire)
   wake(#fire)

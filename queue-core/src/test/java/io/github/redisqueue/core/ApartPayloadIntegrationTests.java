@@ -1,6 +1,7 @@
 package io.github.redisqueue.core;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -111,6 +112,42 @@ class ApartPayloadIntegrationTests extends AbstractRedisIntegrationTests {
 			.containsEntry(unique, '"' + big + "u\"")
 			.containsEntry(delayed, '"' + big + "d\"");
 		assertThat(got.values()).contains('"' + big + "b1\"", '"' + big + "b2\"");
+	}
+
+	@Test
+	void aRecurringJobsLargePayloadIsKeptApartAndComesInTickOrderAmongPlainJobs() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueSchedules schedules = new QueueSchedules(queues);
+		String big = "t".repeat(6_000);
+		byte[] payload = queues.getSerializer().serialize(big);
+		Instant now = schedules.peek(QUEUE, "report").serverTime();
+		Instant first = now.minusSeconds(3);
+		Instant missed = now.minusSeconds(2);
+		Instant tick = now.minusMillis(100);
+		String before = queues.enqueue(QUEUE, "before").id();
+		String initial = schedules.fire(QUEUE, "report", first, null, MissedTicks.FIRE_ONCE, Duration.ofHours(1), payload)
+			.jobs()
+			.get(first);
+
+		// the missed tick's job and the tick's own, one call
+		ScheduleFiring firing = schedules.fire(QUEUE, "report", tick, missed, MissedTicks.FIRE_ONCE, Duration.ofHours(1),
+				payload);
+		String after = queues.enqueue(QUEUE, "after").id();
+
+		assertThat(firing.jobs()).containsOnlyKeys(missed, tick);
+		// only the two small jobs are elements of the plain list: no script reads the large payloads
+		assertThat(this.redis.opsForList().size(queues.keys(QUEUE).key("ready:plain"))).isEqualTo(2);
+		assertThat(new JobRecords(this.redis, queues, QUEUE).count()).isEqualTo(3);
+		List<ReservedJob> jobs = reserveInCalls(queues, QUEUE, 5, LEASE);
+		assertThat(jobs).extracting(ReservedJob::id)
+			.containsExactly(before, initial, firing.jobs().get(missed),
+					firing.jobs().get(tick), after)
+			.doesNotHaveDuplicates();
+		assertThat(jobs.subList(1, 4)).allSatisfy((job) -> {
+			assertThat(job.payload()).isEqualTo(payload);
+			assertThat(job.headers()).containsEntry(QueueSchedules.SCHEDULE_HEADER, "report");
+		});
+		assertThat(jobs.get(3).headers()).containsEntry(QueueSchedules.TICK_HEADER, tick.toString());
 	}
 
 	@Test
