@@ -183,32 +183,85 @@ public final class JobReserver {
 	}
 
 	/**
+	 * Decodes the reserve replies of several partitions (each with its own {@code startNow}), the
+	 * payloads they hand out apart read with one {@code HMGET} per partition, all sent together.
+	 * @param ks the partitions
+	 * @param replies their reserve replies, in the same order
+	 * @param starts how many jobs of each started at once
+	 * @return the decoded replies, in the same order
+	 */
+	public List<ScriptReplies.ReserveReply> parseEach(String queue, List<QueueKeys> ks, List<List<Object>> replies,
+			List<Integer> starts) {
+		List<Integer> reading = new ArrayList<>();
+		List<byte[]> hashes = new ArrayList<>();
+		List<byte[][]> fields = new ArrayList<>();
+		for (int i = 0; i < replies.size(); i++) {
+			List<JobRef> jobs = ScriptReplies.apartJobs(replies.get(i));
+			if (!jobs.isEmpty()) {
+				reading.add(i);
+				hashes.add(ks.get(i).jobs());
+				fields.add(payloadFields(jobs));
+			}
+		}
+		List<QueueScriptExecutor.HashRead> reads = hashes.isEmpty() ? List.of()
+				: this.context.executor().hmgetEach(hashes, fields);
+		List<ScriptReplies.ReserveReply> parsed = new ArrayList<>(replies.size());
+		for (int i = 0; i < replies.size(); i++) {
+			int at = reading.indexOf(i);
+			QueueScriptExecutor.HashRead read = (at >= 0) ? reads.get(at) : null;
+			QueueKeys k = ks.get(i);
+			parsed.add(ScriptReplies.reservation(queue, replies.get(i), (raw) -> this.context.headers(queue, raw),
+					starts.get(i), (jobs) -> settled(queue, k, jobs, (read != null) ? read.values() : null,
+							(read != null) ? read.failure() : null)));
+		}
+		return parsed;
+	}
+
+	/**
 	 * The payloads that a reserve handed out by their length (over 4 KB, kept out of the scripts):
-	 * one {@code HMGET} of their fields. A job whose payload is not there (deleted or finished since,
-	 * or the read reached a replica behind its master) or could not be read (the read failed) is
-	 * given back, unstarted, so that nothing is counted against it, and is {@code null} here; the
-	 * give-back leaves a job that is no longer this call's as it is.
+	 * one {@code HMGET} of their fields (see {@link #settled}).
 	 */
 	private List<byte @Nullable []> apartPayloads(String queue, QueueKeys k, List<JobRef> jobs) {
-		byte[][] fields = new byte[jobs.size()][];
-		for (int i = 0; i < fields.length; i++) {
-			fields[i] = encodeUtf8(jobs.get(i).id() + ":p");
-		}
+		byte[][] fields = payloadFields(jobs);
 		List<byte @Nullable []> payloads = null;
+		RuntimeException failure = null;
 		try {
 			payloads = this.context.executor()
 				.redis()
 				.execute((RedisCallback<List<byte[]>>) (connection) -> connection.hashCommands().hMGet(k.jobs(), fields));
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not read the payloads of {} jobs reserved from queue '{}'; giving them back", jobs.size(),
-					k.name(), ex);
+			failure = ex;
 		}
-		if (payloads == null || payloads.size() != fields.length) {
-			payloads = Collections.nCopies(fields.length, null);
+		return settled(queue, k, jobs, payloads, failure);
+	}
+
+	private static byte[][] payloadFields(List<JobRef> jobs) {
+		byte[][] fields = new byte[jobs.size()][];
+		for (int i = 0; i < fields.length; i++) {
+			fields[i] = encodeUtf8(jobs.get(i).id() + ":p");
+		}
+		return fields;
+	}
+
+	/**
+	 * The payloads read for jobs handed out by their length. A job whose payload is not there
+	 * (deleted or finished since, or the read reached a replica behind its master) or could not be
+	 * read (the read failed) is given back, unstarted, so that nothing is counted against it, and is
+	 * {@code null} here; the give-back leaves a job that is no longer this call's as it is.
+	 */
+	private List<byte @Nullable []> settled(String queue, QueueKeys k, List<JobRef> jobs,
+			@Nullable List<byte @Nullable []> read, @Nullable RuntimeException failure) {
+		List<byte @Nullable []> payloads = read;
+		if (failure != null) {
+			logger.warn("Could not read the payloads of {} jobs reserved from queue '{}'; giving them back", jobs.size(),
+					k.name(), failure);
+		}
+		if (payloads == null || payloads.size() != jobs.size()) {
+			payloads = Collections.nCopies(jobs.size(), null);
 		}
 		List<JobRef> unread = new ArrayList<>();
-		for (int i = 0; i < fields.length; i++) {
+		for (int i = 0; i < jobs.size(); i++) {
 			if (payloads.get(i) == null) {
 				unread.add(jobs.get(i));
 			}

@@ -159,6 +159,22 @@ public final class PartitionedReserve {
 				args.add(this.reserver.reserveArgs(share, lease, workerId, acksOf, maxAttempts, start, null));
 			}
 			QueueScriptExecutor.Each each = this.context.executor().runEach(calls, keys, args);
+			// the reserves that answered, decoded together: the payloads they hand out apart are read
+			// with one HMGET per partition, all sent at once
+			List<Integer> reserved = new ArrayList<>();
+			List<List<Object>> replies = new ArrayList<>();
+			List<QueueKeys> replied = new ArrayList<>();
+			List<Integer> startsOf = new ArrayList<>();
+			for (int i = 0; i < called.size(); i++) {
+				if (each.failures()[i] == null && shares.get(i) >= 0) {
+					reserved.add(i);
+					replies.add(each.reply(i));
+					replied.add(keys.get(i));
+					startsOf.add(starts.get(i));
+				}
+			}
+			List<ScriptReplies.ReserveReply> parsed = replies.isEmpty() ? List.of()
+					: this.reserver.parseEach(this.queue, replied, replies, startsOf);
 			for (int i = 0; i < called.size(); i++) {
 				int p = called.get(i);
 				RuntimeException failure = each.failures()[i];
@@ -179,8 +195,7 @@ public final class PartitionedReserve {
 					merged.addCompletions(this.reserver.completedOn(this.queue, this.parts[p], each.reply(i)));
 					continue;
 				}
-				Reservation part = this.reserver.reserved(this.queue, this.parts[p],
-						this.reserver.parse(this.queue, this.parts[p], each.reply(i), starts.get(i)));
+				Reservation part = this.reserver.reserved(this.queue, this.parts[p], parsed.get(reserved.indexOf(i)));
 				merged.add(part);
 				int got = part.jobs().size();
 				// a partition that came up short started fewer: those threads are left for the next round

@@ -229,12 +229,7 @@ public final class ScriptReplies {
 		long nextDue = asLong(reply.get(RESERVE_NEXT_DUE));
 		long rateLimitedUntil = asLong(reply.get(RESERVE_RATE_LIMITED_UNTIL));
 		int count = (int) asLong(reply.get(RESERVE_COUNT));
-		List<JobRef> apartJobs = new ArrayList<>();
-		for (int i = 0, at = RESERVE_FIRST_JOB; i < count; i++, at += JOB_STRIDE) {
-			if (!(reply.get(at + JOB_PAYLOAD) instanceof byte[])) {
-				apartJobs.add(new JobRef(text(reply.get(at + JOB_ID)), asLong(reply.get(at + JOB_TOKEN))));
-			}
-		}
+		List<JobRef> apartJobs = apartJobs(reply);
 		List<byte @Nullable []> apartPayloads = apartJobs.isEmpty() ? List.of() : apart.apply(apartJobs);
 		List<ReservedJob> jobs = new ArrayList<>(count);
 		List<Duration> waits = new ArrayList<>(count);
@@ -263,6 +258,18 @@ public final class ScriptReplies {
 				(rateLimitedUntil >= 0) ? Instant.ofEpochMilli(rateLimitedUntil) : null, List.copyOf(ahead),
 				leftOut || asLong(reply.get(RESERVE_CUT_SHORT)) == 1);
 		return new ReserveReply(reservation, waits, asLong(reply.get(RESERVE_BATCHES_DONE)));
+	}
+
+	/** The jobs of a reserve reply that it handed out by their payload's length, in reply order. */
+	public static List<JobRef> apartJobs(List<?> reply) {
+		int count = (int) asLong(reply.get(RESERVE_COUNT));
+		List<JobRef> jobs = new ArrayList<>();
+		for (int i = 0, at = RESERVE_FIRST_JOB; i < count; i++, at += JOB_STRIDE) {
+			if (!(reply.get(at + JOB_PAYLOAD) instanceof byte[])) {
+				jobs.add(new JobRef(text(reply.get(at + JOB_ID)), asLong(reply.get(at + JOB_TOKEN))));
+			}
+		}
+		return jobs;
 	}
 
 	public static ReapResult reapResult(List<?> reply) {
