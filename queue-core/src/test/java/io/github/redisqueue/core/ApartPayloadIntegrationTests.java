@@ -147,6 +147,7 @@ class ApartPayloadIntegrationTests extends AbstractRedisIntegrationTests {
 			assertThat(job.payload()).isEqualTo(payload);
 			assertThat(job.headers()).containsEntry(QueueSchedules.SCHEDULE_HEADER, "report");
 		});
+		assertThat(jobs.get(2).headers()).containsEntry(QueueSchedules.TICK_HEADER, missed.toString());
 		assertThat(jobs.get(3).headers()).containsEntry(QueueSchedules.TICK_HEADER, tick.toString());
 	}
 

@@ -567,16 +567,27 @@ public final class QueueScriptExecutor {
 	private List<HashRead> readEach(RedisClusterAsyncCommands<byte[], byte[]> async, List<byte[]> keys,
 			List<byte[][]> fields, HashRead[] reads) {
 		int n = keys.size();
-		List<RedisFuture<List<KeyValue<byte[], byte[]>>>> futures = new ArrayList<>(n);
+		List<@Nullable RedisFuture<List<KeyValue<byte[], byte[]>>>> futures = new ArrayList<>(n);
 		for (int i = 0; i < n; i++) {
-			futures.add(async.hmget(keys.get(i), fields.get(i)));
+			try {
+				futures.add(async.hmget(keys.get(i), fields.get(i)));
+			}
+			catch (RuntimeException ex) {
+				// not sent: this read fails, the others go on
+				futures.add(null);
+				reads[i] = new HashRead(null, this.calls.translate(ex));
+			}
 		}
 		Duration timeout = this.calls.commandTimeout();
 		long deadline = System.nanoTime() + timeout.toNanos();
 		for (int i = 0; i < n; i++) {
+			RedisFuture<List<KeyValue<byte[], byte[]>>> future = futures.get(i);
+			if (future == null) {
+				continue;
+			}
 			try {
 				List<byte @Nullable []> values = new ArrayList<>(fields.get(i).length);
-				for (KeyValue<byte[], byte[]> value : this.calls.await(futures.get(i), deadline, timeout)) {
+				for (KeyValue<byte[], byte[]> value : this.calls.await(future, deadline, timeout)) {
 					values.add(value.getValueOrElse(null));
 				}
 				reads[i] = new HashRead(values, null);
