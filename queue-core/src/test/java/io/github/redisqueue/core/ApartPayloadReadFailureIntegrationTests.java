@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Consumer;
 
 import io.github.redisqueue.support.converter.JacksonJobSerializer;
 import io.github.redisqueue.testing.redis.RedisServerProcess;
@@ -42,82 +43,81 @@ class ApartPayloadReadFailureIntegrationTests {
 
 	@Test
 	void jobsWhosePayloadCannotBeReadAreGivenBackWithNothingCounted() {
-		try (RedisServerProcess server = TestRedis.startPrivate()) {
-			FailingReads factory = new FailingReads(server.endpoint().host(), server.endpoint().port());
-			factory.afterPropertiesSet();
-			factory.start();
-			try {
-				QueueTemplate queues = new QueueTemplate(factory);
-				String small = queues.enqueue(QUEUE, "small").id();
-				String large = queues.enqueue(QUEUE, "L".repeat(6_000)).id();
-				String larger = queues.enqueue(QUEUE, "M".repeat(9_000)).id();
+		onOwnServer((factory) -> {
+			QueueTemplate queues = new QueueTemplate(factory);
+			String small = queues.enqueue(QUEUE, "small").id();
+			String large = queues.enqueue(QUEUE, "L".repeat(6_000)).id();
+			String larger = queues.enqueue(QUEUE, "M".repeat(9_000)).id();
 
-				factory.failing = true;
-				Reservation first = queues.reserveBatch(QUEUE, 3, LEASE, "w");
+			factory.failing = true;
+			Reservation first = queues.reserveBatch(QUEUE, 3, LEASE, "w");
 
-				assertThat(first.jobs()).extracting(ReservedJob::id).containsExactly(small);
-				assertThat(first.cutShort()).as("jobs left out: ask again").isTrue();
-				QueueAdmin admin = new QueueAdmin(queues);
-				assertThat(admin.counts(QUEUE).ready()).isEqualTo(2);
-				assertThat(admin.counts(QUEUE).inFlight()).isEqualTo(1);
+			assertThat(first.jobs()).extracting(ReservedJob::id).containsExactly(small);
+			assertThat(first.cutShort()).as("jobs left out: ask again").isTrue();
+			QueueAdmin admin = new QueueAdmin(queues);
+			assertThat(admin.counts(QUEUE).ready()).isEqualTo(2);
+			assertThat(admin.counts(QUEUE).inFlight()).isEqualTo(1);
 
-				factory.failing = false;
-				List<ReservedJob> again = queues.reserve(QUEUE, 3, LEASE);
+			factory.failing = false;
+			List<ReservedJob> again = queues.reserve(QUEUE, 3, LEASE);
 
-				assertThat(again).extracting(ReservedJob::id).containsExactly(large, larger);
-				assertThat(again).extracting(ReservedJob::attempt).containsExactly(1, 1);
-				assertThat(again.get(1).payloadAsString()).isEqualTo('"' + "M".repeat(9_000) + '"');
-				StringRedisTemplate redis = new StringRedisTemplate(factory);
-				JobRecords records = new JobRecords(redis, queues, QUEUE);
-				assertThat(records.fields(large)).doesNotContainKey("lost");
-				assertThat(records.fields(larger)).doesNotContainKey("lost");
-			}
-			finally {
-				factory.destroy();
-			}
-		}
+			assertThat(again).extracting(ReservedJob::id).containsExactly(large, larger);
+			assertThat(again).extracting(ReservedJob::attempt).containsExactly(1, 1);
+			assertThat(again.get(1).payloadAsString()).isEqualTo('"' + "M".repeat(9_000) + '"');
+			StringRedisTemplate redis = new StringRedisTemplate(factory);
+			JobRecords records = new JobRecords(redis, queues, QUEUE);
+			assertThat(records.fields(large)).doesNotContainKey("lost");
+			assertThat(records.fields(larger)).doesNotContainKey("lost");
+		});
 	}
 
 	@Test
 	void aPartitionWhosePayloadsCannotBeReadGivesThemBackWhileTheOthersHandTheirsOut() {
+		onOwnServer((factory) -> {
+			QueueTemplate queues = new QueueTemplate(factory, new JacksonJobSerializer(),
+					QueueSettings.builder().partitions(QUEUE, 3).build());
+			// one job on each partition
+			List<String> ids = queues.enqueueAll(QUEUE, List.of("A".repeat(6_000), "B".repeat(7_000), "C".repeat(8_000)),
+					JobOptions.defaults()).stream().map(EnqueueResult::id).toList();
+			assertThat(ids.stream().map((id) -> queues.context().partitioning().keysForJob(QUEUE, id).name()))
+				.doesNotHaveDuplicates();
+			StringRedisTemplate redis = new StringRedisTemplate(factory);
+			redis.opsForValue().set("not-a-hash", "x");
+			// the read of the second job's partition answers an error
+			factory.failingHash = queues.context().partitioning().keysForJob(QUEUE, ids.get(1)).jobs();
+
+			Reservation first = queues.reserveBatch(QUEUE, 3, LEASE, "w");
+
+			assertThat(first.jobs()).extracting(ReservedJob::id).containsExactlyInAnyOrder(ids.get(0), ids.get(2));
+			assertThat(first.jobs()).extracting(ReservedJob::payloadAsString)
+				.containsExactlyInAnyOrder('"' + "A".repeat(6_000) + '"', '"' + "C".repeat(8_000) + '"');
+			assertThat(first.cutShort()).as("a job left out: ask again").isTrue();
+			QueueAdmin admin = new QueueAdmin(queues);
+			assertThat(admin.counts(QUEUE).ready()).isEqualTo(1);
+			assertThat(admin.counts(QUEUE).inFlight()).isEqualTo(2);
+
+			factory.failingHash = null;
+			List<ReservedJob> again = queues.reserve(QUEUE, 3, LEASE);
+
+			assertThat(again).extracting(ReservedJob::id).containsExactly(ids.get(1));
+			assertThat(again.get(0).attempt()).isEqualTo(1);
+			assertThat(again.get(0).payloadAsString()).isEqualTo('"' + "B".repeat(7_000) + '"');
+			// nothing counted against it: its first attempt, no error
+			assertThat(new QueueAdmin(queues).job(QUEUE, ids.get(1))).hasValueSatisfying((info) -> {
+				assertThat(info.attempts()).isZero();
+				assertThat(info.lastError()).isNull();
+		});
+		});
+	}
+
+	/** Runs {@code test} with a factory of {@link FailingReads} on a server of its own. */
+	private static void onOwnServer(Consumer<FailingReads> test) {
 		try (RedisServerProcess server = TestRedis.startPrivate()) {
 			FailingReads factory = new FailingReads(server.endpoint().host(), server.endpoint().port());
 			factory.afterPropertiesSet();
 			factory.start();
 			try {
-				QueueTemplate queues = new QueueTemplate(factory, new JacksonJobSerializer(),
-						QueueSettings.builder().partitions(QUEUE, 3).build());
-				// one job on each partition
-				List<String> ids = queues.enqueueAll(QUEUE, List.of("A".repeat(6_000), "B".repeat(7_000), "C".repeat(8_000)),
-						JobOptions.defaults()).stream().map(EnqueueResult::id).toList();
-				assertThat(ids.stream().map((id) -> queues.context().partitioning().keysForJob(QUEUE, id).name()))
-					.doesNotHaveDuplicates();
-				StringRedisTemplate redis = new StringRedisTemplate(factory);
-				redis.opsForValue().set("not-a-hash", "x");
-				// the read of the second job's partition answers an error
-				factory.failingHash = queues.context().partitioning().keysForJob(QUEUE, ids.get(1)).jobs();
-
-				Reservation first = queues.reserveBatch(QUEUE, 3, LEASE, "w");
-
-				assertThat(first.jobs()).extracting(ReservedJob::id).containsExactlyInAnyOrder(ids.get(0), ids.get(2));
-				assertThat(first.jobs()).extracting(ReservedJob::payloadAsString)
-					.containsExactlyInAnyOrder('"' + "A".repeat(6_000) + '"', '"' + "C".repeat(8_000) + '"');
-				assertThat(first.cutShort()).as("a job left out: ask again").isTrue();
-				QueueAdmin admin = new QueueAdmin(queues);
-				assertThat(admin.counts(QUEUE).ready()).isEqualTo(1);
-				assertThat(admin.counts(QUEUE).inFlight()).isEqualTo(2);
-
-				factory.failingHash = null;
-				List<ReservedJob> again = queues.reserve(QUEUE, 3, LEASE);
-
-				assertThat(again).extracting(ReservedJob::id).containsExactly(ids.get(1));
-				assertThat(again.get(0).attempt()).isEqualTo(1);
-				assertThat(again.get(0).payloadAsString()).isEqualTo('"' + "B".repeat(7_000) + '"');
-				// nothing counted against it: its first attempt, no error
-				assertThat(new QueueAdmin(queues).job(QUEUE, ids.get(1))).hasValueSatisfying((info) -> {
-					assertThat(info.attempts()).isZero();
-					assertThat(info.lastError()).isNull();
-				});
+				test.accept(factory);
 			}
 			finally {
 				factory.destroy();
