@@ -19,6 +19,7 @@ import io.github.redisqueue.core.WaitResult;
 import io.github.redisqueue.core.WorkerIds;
 import io.github.redisqueue.core.batch.QueueBatches;
 import io.github.redisqueue.core.engine.QueueContext;
+import io.github.redisqueue.core.script.HashReads;
 import io.github.redisqueue.core.script.QueueKeys;
 import io.github.redisqueue.core.script.QueueScriptExecutor;
 import io.github.redisqueue.core.script.ScriptArgs;
@@ -55,9 +56,12 @@ public final class JobReserver {
 
 	private final QueueBatches batches;
 
+	private final HashReads hashReads;
+
 	public JobReserver(QueueContext context, QueueBatches batches) {
 		this.context = context;
 		this.batches = batches;
+		this.hashReads = new HashReads(context.executor());
 	}
 
 	/**
@@ -203,12 +207,12 @@ public final class JobReserver {
 				fields.add(payloadFields(jobs));
 			}
 		}
-		List<QueueScriptExecutor.HashRead> reads = hashes.isEmpty() ? List.of()
-				: this.context.executor().hmgetEach(hashes, fields);
+		List<HashReads.HashRead> reads = hashes.isEmpty() ? List.of()
+				: this.hashReads.hmgetEach(hashes, fields);
 		List<ScriptReplies.ReserveReply> parsed = new ArrayList<>(replies.size());
 		for (int i = 0; i < replies.size(); i++) {
 			int at = reading.indexOf(i);
-			QueueScriptExecutor.HashRead read = (at >= 0) ? reads.get(at) : null;
+			HashReads.HashRead read = (at >= 0) ? reads.get(at) : null;
 			QueueKeys k = ks.get(i);
 			parsed.add(ScriptReplies.reservation(queue, replies.get(i), (raw) -> this.context.headers(queue, raw),
 					starts.get(i), (jobs) -> settled(queue, k, jobs, (read != null) ? read.values() : null,
