@@ -13,6 +13,9 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.NestedMultiOutput;
+import io.lettuce.core.protocol.CommandType;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -77,11 +80,15 @@ final class LettuceScriptCalls {
 	 */
 	RedisFuture<List<Object>> send(RedisClusterAsyncCommands<byte[], byte[]> async, RedisScript<?> script,
 			byte[][] keys, byte[][] argv) {
+		// the same command as async.fcall / async.evalsha, its arguments written without Lettuce's
+		// per-argument objects (see ScriptCallArgs); the rarer calls of recover keep Lettuce's own
 		String function = this.functions ? this.scripts.function(script) : null;
 		if (function != null) {
-			return async.fcall(function, ScriptOutputType.MULTI, keys, argv);
+			return async.dispatch(CommandType.FCALL, new NestedMultiOutput<>(ByteArrayCodec.INSTANCE),
+					new ScriptCallArgs(function, keys, argv));
 		}
-		return async.evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, argv);
+		return async.dispatch(CommandType.EVALSHA, new NestedMultiOutput<>(ByteArrayCodec.INSTANCE),
+				new ScriptCallArgs(script.getSha1(), keys, argv));
 	}
 
 	/**

@@ -29,7 +29,21 @@ public final class ScriptArgs {
 
 	/** A number as the decimal ASCII text a script reads with {@code tonumber}. */
 	public static byte[] encodeNumber(long value) {
-		return encodeAscii(Long.toString(value));
+		if (value < 0) {
+			return encodeAscii(Long.toString(value));
+		}
+		// the digits written straight into the array (no String and its copy: a few per script call)
+		int length = 1;
+		for (long rest = value / 10; rest > 0; rest /= 10) {
+			length++;
+		}
+		byte[] digits = new byte[length];
+		long rest = value;
+		for (int i = length - 1; i >= 0; i--) {
+			digits[i] = (byte) ('0' + rest % 10);
+			rest /= 10;
+		}
+		return digits;
 	}
 
 	public static byte[] encodeAscii(String value) {
