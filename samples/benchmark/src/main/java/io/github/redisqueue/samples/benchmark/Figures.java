@@ -27,6 +27,8 @@ final class Figures {
 
 	private final List<Double> redisMicrosPerJob = new ArrayList<>();
 
+	private final List<Double> allocatedPerJob = new ArrayList<>();
+
 	private final List<Long> samples = new ArrayList<>();
 
 	Figures(String phase, String unit) {
@@ -41,6 +43,11 @@ final class Figures {
 		this.executedPerJob.add((double) commands.executed() / jobs);
 		this.cpuMicrosPerJob.add(cpuNanos / 1000.0 / jobs);
 		this.redisMicrosPerJob.add(commands.redisMicros() / jobs);
+	}
+
+	/** Record the bytes the JVM allocated over a run of {@code jobs} jobs (all threads). */
+	void allocated(long bytes, long jobs) {
+		this.allocatedPerJob.add((double) bytes / jobs);
 	}
 
 	/** Record how many samples a run's value was taken from (a latency percentile's). */
@@ -81,15 +88,16 @@ final class Figures {
 	}
 
 	String row() {
-		return String.format("%-40s %12s %12s %12s %-8s %9.3f %9.3f %9.2f %9.1f %9.1f", this.phase,
+		return String.format("%-40s %12s %12s %12s %-8s %9.3f %9.3f %9.2f %9.1f %9.1f %9s", this.phase,
 				fmt(median(this.values)), fmt(min(this.values)), fmt(max(this.values)), this.unit,
 				median(this.roundTripsPerJob), median(this.scriptsPerJob), median(this.executedPerJob),
-				median(this.redisMicrosPerJob), median(this.cpuMicrosPerJob));
+				median(this.redisMicrosPerJob), median(this.cpuMicrosPerJob),
+				this.allocatedPerJob.isEmpty() ? "-" : String.format("%,.0f", median(this.allocatedPerJob)));
 	}
 
 	static String header() {
-		return String.format("%-40s %12s %12s %12s %-8s %9s %9s %9s %9s %9s", "phase", "median", "min", "max",
-				"unit", "rt/job", "eval/job", "cmds/job", "redis us", "cpu us/j");
+		return String.format("%-40s %12s %12s %12s %-8s %9s %9s %9s %9s %9s %9s", "phase", "median", "min", "max",
+				"unit", "rt/job", "eval/job", "cmds/job", "redis us", "cpu us/j", "alloc B/j");
 	}
 
 	Map<String, Object> toMap() {
@@ -105,6 +113,9 @@ final class Figures {
 		map.put("redisCommandsExecutedPerJob", median(this.executedPerJob));
 		map.put("redisMicrosPerJob", median(this.redisMicrosPerJob));
 		map.put("jvmCpuMicrosPerJob", median(this.cpuMicrosPerJob));
+		if (!this.allocatedPerJob.isEmpty()) {
+			map.put("jvmAllocatedBytesPerJob", median(this.allocatedPerJob));
+		}
 		if (!this.samples.isEmpty()) {
 			map.put("samples", this.samples);
 		}

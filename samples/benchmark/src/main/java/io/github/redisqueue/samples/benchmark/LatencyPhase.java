@@ -90,11 +90,13 @@ final class LatencyPhase {
 	private void record(long[] latencies, long samples, Measure measure) {
 		CommandStats.Delta commands = measure.commands();
 		long cpu = measure.cpu();
+		long allocated = measure.allocated();
 		Arrays.sort(latencies);
 		double[] values = { percentile(latencies, 50), percentile(latencies, 99), percentile(latencies, 99.9),
 				latencies[latencies.length - 1] / 1e6 };
 		for (int i = 0; i < values.length; i++) {
 			this.figures[i].add(values[i], commands, this.jobs, cpu);
+			this.figures[i].allocated(allocated, this.jobs);
 			this.figures[i].samples(samples);
 		}
 	}

@@ -6,7 +6,7 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The start of a measured phase: the commands Redis executed and the client sent, the clock and
- * the JVM's CPU time, read again at its end.
+ * the JVM's CPU time and heap allocation, read again at its end.
  */
 final class Measure {
 
@@ -18,11 +18,14 @@ final class Measure {
 
 	private final long startCpu;
 
+	private final long startAllocated;
+
 	private Measure(RedisUnderTest redis) {
 		this.redis = redis;
 		this.before = CommandStats.of(redis.info("commandstats"), redis.sent());
 		this.startNanos = System.nanoTime();
 		this.startCpu = processCpu();
+		this.startAllocated = allocatedBytes();
 	}
 
 	static Measure start(RedisUnderTest redis) {
@@ -33,6 +36,7 @@ final class Measure {
 	void stop(Figures figures, long jobs) {
 		double seconds = seconds();
 		figures.add(jobs / seconds, commands(), jobs, cpu());
+		figures.allocated(allocated(), jobs);
 	}
 
 	double seconds() {
@@ -45,6 +49,15 @@ final class Measure {
 
 	long cpu() {
 		return processCpu() - this.startCpu;
+	}
+
+	/** The bytes the JVM allocated on its heap since the start, all threads. */
+	long allocated() {
+		return allocatedBytes() - this.startAllocated;
+	}
+
+	static long allocatedBytes() {
+		return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getTotalThreadAllocatedBytes();
 	}
 
 	static long processCpu() {

@@ -43,7 +43,7 @@ import org.springframework.core.env.MapPropertySource;
  * handler start at a fixed rate on an idle started container ({@link LatencyPhase}); the thin loop
  * ({@link ThinLoop}) the same ways; and once, the idle cost of consumers ({@link IdleCost}). Each
  * phase runs several times, reported as median, min and max with Redis round trips, commands, Redis
- * time and JVM CPU per job. Run it with
+ * time, JVM CPU and JVM heap allocation per job. Run it with
  * {@code java -jar samples/benchmark/target/benchmark.jar [--jobs=N] [--concurrency=C]
  * [--batch-cap=B] [--prefetch=P] [--rate=R] [--latency-seconds=S] [--runs=K] [--redis-url=redis://host:port]
  * [--out=FILE] [--no-reference] [--payload-sizes=60,1000,10000] [--producers=8] [--idle-seconds=10]}
@@ -422,7 +422,8 @@ public final class QueueBenchmark {
 			out.append("rt/job = round trips per job (commands the client sent: script calls + others); eval/job = script calls;\n")
 				.append("cmds/job = every command Redis executed, inside scripts included (INFO commandstats calls);\n")
 				.append("redis us = Redis time per job (INFO commandstats usec of script calls and of commands clients sent);\n")
-				.append("cpu = JVM process CPU. Drains are timed until every job is handled and counted completed in Redis:\n")
+				.append("cpu = JVM process CPU; alloc B/j = bytes the JVM allocated on its heap per job, all threads.\n")
+				.append("Drains are timed until every job is handled and counted completed in Redis:\n")
 				.append("cold = container started inside the timing on a waiting backlog; warm = container running, backlog\n")
 				.append("enqueued while the queue was paused, timed from resume. Latency = handler start - nanoTime taken just\n")
 				.append("before enqueue, one producer thread at the fixed rate, consumers started and idle (blocked) before.\n")

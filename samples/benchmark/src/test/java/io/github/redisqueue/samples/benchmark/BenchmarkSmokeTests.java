@@ -46,6 +46,7 @@ class BenchmarkSmokeTests {
 			// one sample per job enqueued: rate x seconds, for each latency figure, ours and the thin loop's
 			assertThat(size.latency).allSatisfy((figures) -> assertThat(figures.sampleCounts()).containsExactly(200L));
 			assertThat(size.thinLatency).allSatisfy((figures) -> assertThat(figures.sampleCounts()).containsExactly(200L));
+			assertThat(size.latency).allSatisfy((figures) -> assertThat((double) figures.toMap().get("jvmAllocatedBytesPerJob")).isPositive());
 			assertThat(size.latency[0].median()).isLessThanOrEqualTo(size.latency[1].median());
 			assertThat(size.latency[2].median()).isLessThanOrEqualTo(size.latency[3].median());
 			Map<String, Object> costs = size.costs();
