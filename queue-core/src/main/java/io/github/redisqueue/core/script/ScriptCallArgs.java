@@ -28,14 +28,26 @@ final class ScriptCallArgs extends CommandArgs<byte[], byte[]> {
 
 	/**
 	 * @param target the function's name or the script's SHA
-	 * @param keys the call's keys (not copied: left unchanged until the call is written)
-	 * @param argv the call's arguments (not copied either)
+	 * @param keys the call's keys (not copied: left unchanged until the call is written), none null
+	 * @param argv the call's arguments (not copied either), none null
 	 */
 	ScriptCallArgs(String target, byte[][] keys, byte[][] argv) {
 		super(ByteArrayCodec.INSTANCE);
+		// refused here, on the caller's thread: a null met while Netty writes the call would close
+		// the connection under every other call in flight on it
+		requireElements(keys, "key");
+		requireElements(argv, "argument");
 		this.target = target.getBytes(StandardCharsets.UTF_8);
 		this.keys = keys;
 		this.argv = argv;
+	}
+
+	private static void requireElements(byte[][] values, String what) {
+		for (int i = 0; i < values.length; i++) {
+			if (values[i] == null) {
+				throw new IllegalArgumentException("Script call " + what + " " + (i + 1) + " is null");
+			}
+		}
 	}
 
 	@Override

@@ -12,6 +12,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * A script call's arguments written by {@link ScriptCallArgs} are, byte for byte, those Lettuce's
@@ -43,6 +44,21 @@ class ScriptCallArgsTests {
 		ScriptCallArgs ours = new ScriptCallArgs("f", keys, new byte[][] { bytes(3) });
 		assertThat(ours.getFirstEncodedKey()).isEqualTo(lettuce("f", keys, new byte[][] { bytes(3) }).getFirstEncodedKey());
 		assertThat(new ScriptCallArgs("f", new byte[0][], new byte[0][]).getFirstEncodedKey()).isNull();
+	}
+
+	@Test
+	void refusesANullKeyOrArgumentBeforeTheCallIsWritten() {
+		byte[][] keys = { "{rq:a}:ready".getBytes(StandardCharsets.UTF_8), null };
+		assertThatIllegalArgumentException().isThrownBy(() -> new ScriptCallArgs("f", keys, new byte[0][]))
+			.withMessage("Script call key 2 is null");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new ScriptCallArgs("f", new byte[0][], new byte[][] { bytes(1), bytes(2), null }))
+			.withMessage("Script call argument 3 is null");
+	}
+
+	@Test
+	void writesANonAsciiNameAsLettuceDoes() {
+		assertSameAsLettuce("fonction_\u00e9t\u00e9", new byte[][] { bytes(12) }, new byte[][] { bytes(3) });
 	}
 
 	@Test
