@@ -1,6 +1,7 @@
 package io.github.redisqueue.samples.benchmark;
 
 import java.lang.management.ManagementFactory;
+import java.lang.reflect.Method;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -9,6 +10,8 @@ import java.util.concurrent.locks.LockSupport;
  * the JVM's CPU time and heap allocation, read again at its end.
  */
 final class Measure {
+
+	private static final Method TOTAL_ALLOCATED = totalAllocated();
 
 	private final RedisUnderTest redis;
 
@@ -56,8 +59,35 @@ final class Measure {
 		return allocatedBytes() - this.startAllocated;
 	}
 
+	/**
+	 * The bytes allocated on the heap since the JVM started: all threads, those that ended included,
+	 * where the JVM tells ({@code getTotalThreadAllocatedBytes}, looked up at run time as the API of
+	 * Java 17 that the benchmark compiles against does not have it); else the threads alive now.
+	 */
 	static long allocatedBytes() {
-		return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getTotalThreadAllocatedBytes();
+		com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+		if (TOTAL_ALLOCATED != null) {
+			try {
+				return (Long) TOTAL_ALLOCATED.invoke(threads);
+			}
+			catch (ReflectiveOperationException | RuntimeException ex) {
+				// fall through to the threads alive now
+			}
+		}
+		long total = 0;
+		for (long allocated : threads.getThreadAllocatedBytes(threads.getAllThreadIds())) {
+			total += Math.max(0, allocated);
+		}
+		return total;
+	}
+
+	private static Method totalAllocated() {
+		try {
+			return com.sun.management.ThreadMXBean.class.getMethod("getTotalThreadAllocatedBytes");
+		}
+		catch (NoSuchMethodException ex) {
+			return null;
+		}
 	}
 
 	static long processCpu() {
