@@ -33,15 +33,21 @@ public final class ScriptArgs {
 			return encodeAscii(Long.toString(value));
 		}
 		// the digits written straight into the array (no String and its copy: a few per script call)
-		int length = 1;
-		for (long rest = value / 10; rest > 0; rest /= 10) {
-			length++;
-		}
+		int length = decimalDigits(value);
 		byte[] digits = new byte[length];
 		long rest = value;
 		for (int i = length - 1; i >= 0; i--) {
 			digits[i] = (byte) ('0' + rest % 10);
 			rest /= 10;
+		}
+		return digits;
+	}
+
+	/** How many decimal digits a value of 0 or more has. */
+	static int decimalDigits(long value) {
+		int digits = 1;
+		for (long rest = value / 10; rest > 0; rest /= 10) {
+			digits++;
 		}
 		return digits;
 	}

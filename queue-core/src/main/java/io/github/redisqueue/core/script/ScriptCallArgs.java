@@ -59,7 +59,7 @@ final class ScriptCallArgs extends CommandArgs<byte[], byte[]> {
 	public void encode(ByteBuf buf) {
 		bulk(buf, this.target);
 		buf.writeByte('$');
-		writeDecimal(buf, decimalLength(this.keys.length));
+		writeDecimal(buf, ScriptArgs.decimalDigits(this.keys.length));
 		buf.writeBytes(CRLF);
 		writeDecimal(buf, this.keys.length);
 		buf.writeBytes(CRLF);
@@ -121,14 +121,6 @@ final class ScriptCallArgs extends CommandArgs<byte[], byte[]> {
 		for (; scale > 0; scale /= 10) {
 			buf.writeByte((int) ('0' + (value / scale) % 10));
 		}
-	}
-
-	private static int decimalLength(long value) {
-		int digits = 1;
-		for (long rest = value / 10; rest > 0; rest /= 10) {
-			digits++;
-		}
-		return digits;
 	}
 
 }
