@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.ToIntFunction;
 
 import io.github.redisqueue.QueueException;
 import io.github.redisqueue.core.batch.QueueBatches;
@@ -363,6 +364,24 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	public @Nullable WaitResult reserveAfterWait(String queue, QueueWaiter waiter, Duration timeout,
 			boolean onlyWoken, int max, Duration lease, String workerId, int maxAttempts, int startNow,
 			Collection<JobRef> completions, Consumer<@Nullable List<AckResult>> completed) {
+		return reserveAfterWait(queue, waiter, timeout, onlyWoken, max, lease, workerId, maxAttempts, startNow,
+				completions, completed, null);
+	}
+
+	/**
+	 * Like {@link #reserveAfterWait(String, QueueWaiter, Duration, boolean, int, Duration, String, int, int,
+	 * Collection, Consumer)}, with the jobs the reserve took handed to {@code handOff} as soon as its reply arrives,
+	 * on the client's I/O thread, before the waiting thread wakes: a listener container starts a job there without
+	 * waiting for its fetch thread. It is given the reservation only when it can be decoded without another call (no
+	 * payload was left out of the reply for its size); it must not block and must not throw, and returns how many of
+	 * the reservation's jobs, the first ones in order, it took over (see {@link WaitResult#handedOff()}).
+	 * @param handOff takes the jobs at once, or {@code null}
+	 * @return as the other forms
+	 */
+	public @Nullable WaitResult reserveAfterWait(String queue, QueueWaiter waiter, Duration timeout,
+			boolean onlyWoken, int max, Duration lease, String workerId, int maxAttempts, int startNow,
+			Collection<JobRef> completions, Consumer<@Nullable List<AckResult>> completed,
+			@Nullable ToIntFunction<Reservation> handOff) {
 		if (!(waiter instanceof ListWaiter list)) {
 			if (!completions.isEmpty()) {
 				completed.accept(null);
@@ -370,7 +389,7 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 			return null;
 		}
 		return this.reserver.reserveAfterWait(queue, list, timeout, onlyWoken, max, lease, workerId, maxAttempts, startNow,
-				completions, completed);
+				completions, completed, handOff);
 	}
 
 	@Override

@@ -260,11 +260,15 @@ public class QueueListenerContainer implements SmartLifecycle {
 			ownExecutor.setCorePoolSize(this.options.concurrency());
 			ownExecutor.setMaxPoolSize(this.options.concurrency());
 			ownExecutor.setThreadNamePrefix("queue-" + this.id + "-");
+			// started now, here: a job handed over on the Redis client's I/O thread never makes it start a thread
+			ownExecutor.setPrestartAllCoreThreads(true);
 			ownExecutor.initialize();
 			executor = ownExecutor;
 		}
+		// the container's own pool queues every task and runs none on the thread that gives it: the jobs of a
+		// reserve behind a wait go to it from the Redis client's I/O thread (a given executor may do either)
 		FetchLoop loop = new FetchLoop(this.template, this.queue, getWorkerId(), this.options, executor,
-				(job) -> this.processor.process(job, acknowledgements), acks);
+				(job) -> this.processor.process(job, acknowledgements), acks, ownExecutor != null);
 		ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
 		scheduler.setThreadNamePrefix("queue-" + this.id + "-lease-");
 		scheduler.initialize();

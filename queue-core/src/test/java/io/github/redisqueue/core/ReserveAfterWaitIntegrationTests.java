@@ -159,6 +159,93 @@ class ReserveAfterWaitIntegrationTests {
 		}
 	}
 
+	@Test
+	void aHandOffTakesTheJobsOnTheClientsThreadAsTheReplyArrivesAndTellsHowManyItTook() {
+		QueueTemplate queues = new QueueTemplate(this.factory);
+		List<String> ids = queues.enqueueAll("handed", List.of("a", "b", "c"), JobOptions.defaults())
+			.stream()
+			.map(EnqueueResult::id)
+			.toList();
+		List<String> seen = new ArrayList<>();
+		Thread[] on = new Thread[1];
+		try (QueueWaiter waiter = queues.openWaiter("handed")) {
+			// the enqueue's wake-ups are there: the wait ends at once and the reserve behind it takes the three
+			WaitResult result = queues.reserveAfterWait("handed", waiter, Duration.ofMinutes(10), true, 4, LEASE, "w-5",
+					0, 1, List.of(), (results) -> {
+					}, (reservation) -> {
+						on[0] = Thread.currentThread();
+						reservation.jobs().forEach((job) -> seen.add(job.id()));
+						return 2;
+					});
+
+			assertThat(on[0]).as("the hand-off ran").isNotNull();
+			assertThat(on[0]).as("not on the waiting thread").isNotSameAs(Thread.currentThread());
+			assertThat(on[0].getName()).as("on the client's I/O thread").startsWith("lettuce-");
+			assertThat(seen).containsExactlyElementsOf(ids);
+			assertThat(result.woken()).isTrue();
+			assertThat(result.handedOff()).isEqualTo(2);
+			assertThat(result.reservation()).isNotNull();
+			assertThat(result.reservation().jobs()).extracting(ReservedJob::id).containsExactlyElementsOf(ids);
+			assertThat(result.reservation().reservedAhead()).as("one thread free: the other two reserved ahead")
+				.containsExactlyInAnyOrderElementsOf(ids.subList(1, 3));
+		}
+	}
+
+	@Test
+	void aReplyWithAPayloadKeptApartForItsSizeIsNotHandedOff() {
+		QueueTemplate queues = new QueueTemplate(this.factory);
+		String large = "x".repeat(10_000);
+		String id = queues.enqueue("apart", large).id();
+		boolean[] called = {false};
+		try (QueueWaiter waiter = queues.openWaiter("apart")) {
+			WaitResult result = queues.reserveAfterWait("apart", waiter, Duration.ofMinutes(10), true, 4, LEASE, "w-6", 0,
+					4, List.of(), (results) -> {
+					}, (reservation) -> {
+						called[0] = true;
+						return reservation.jobs().size();
+					});
+
+			assertThat(called[0]).as("reading the payload takes a call: left to the waiting thread").isFalse();
+			assertThat(result.handedOff()).isZero();
+			assertThat(result.reservation()).isNotNull();
+			assertThat(result.reservation().jobs()).singleElement().satisfies((job) -> {
+				assertThat(job.id()).isEqualTo(id);
+				String payload = queues.readPayload(job, String.class);
+				assertThat(payload).isEqualTo(large);
+			});
+		}
+	}
+
+	@Test
+	void aReserveThatFailedAndRanAgainIsNotHandedOffAndTakesItsJobOnce() {
+		QueueTemplate queues = new QueueTemplate(this.factory);
+		String id = queues.enqueue("lost", "payload").id();
+		try (QueueWaiter waiter = queues.openWaiter("lost")) {
+			// Redis loses the library: the reserve behind the wait fails, then is run again once it is loaded
+			try (var connection = this.factory.getConnection()) {
+				connection.execute("FUNCTION", "FLUSH".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+				connection.execute("SCRIPT", "FLUSH".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+			}
+			boolean[] called = {false};
+			WaitResult result = queues.reserveAfterWait("lost", waiter, Duration.ofMinutes(10), true, 4, LEASE, "w-7", 0,
+					4, List.of(), (results) -> {
+					}, (reservation) -> {
+						called[0] = true;
+						return reservation.jobs().size();
+					});
+
+			assertThat(called[0]).as("the failed reply is not handed off, nor the one run again").isFalse();
+			assertThat(result.handedOff()).isZero();
+			assertThat(result.reservation()).isNotNull();
+			assertThat(result.reservation().jobs()).singleElement().satisfies((job) -> {
+				assertThat(job.id()).isEqualTo(id);
+				assertThat(job.token()).as("reserved once: its first fencing token").isEqualTo(1);
+			});
+			assertThat(new QueueAdmin(queues).job("lost", id)).get()
+				.satisfies((job) -> assertThat(job.state()).isEqualTo(JobState.ACTIVE));
+		}
+	}
+
 	private long blockedClients() {
 		try (var connection = this.factory.getConnection()) {
 			return Long.parseLong(connection.serverCommands().info("clients").getProperty("blocked_clients"));

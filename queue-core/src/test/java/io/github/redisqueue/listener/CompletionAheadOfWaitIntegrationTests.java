@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.ToIntFunction;
 
 import io.github.redisqueue.core.AckResult;
 import io.github.redisqueue.core.JobRef;
@@ -98,10 +99,11 @@ class CompletionAheadOfWaitIntegrationTests {
 		@Override
 		public @Nullable WaitResult reserveAfterWait(String queue, QueueWaiter waiter, Duration timeout,
 				boolean onlyWoken, int max, Duration lease, String workerId, int maxAttempts, int startNow,
-				Collection<JobRef> completions, Consumer<@Nullable List<AckResult>> completed) {
+				Collection<JobRef> completions, Consumer<@Nullable List<AckResult>> completed,
+				@Nullable ToIntFunction<Reservation> handOff) {
 			this.waits.incrementAndGet();
 			return super.reserveAfterWait(queue, waiter, timeout, onlyWoken, max, lease, workerId, maxAttempts, startNow,
-					completions, completed);
+					completions, completed, handOff);
 		}
 
 	}

@@ -11,6 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.ToIntFunction;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -228,13 +229,14 @@ class CompletionResendIntegrationTests extends AbstractRedisIntegrationTests {
 		@Override
 		public @Nullable WaitResult reserveAfterWait(String queue, QueueWaiter waiter, Duration timeout,
 				boolean onlyWoken, int max, Duration lease, String workerId, int maxAttempts, int startNow,
-				Collection<JobRef> completions, Consumer<@Nullable List<AckResult>> completed) {
+				Collection<JobRef> completions, Consumer<@Nullable List<AckResult>> completed,
+				@Nullable ToIntFunction<Reservation> handOff) {
 			if (this.failBefore && !completions.isEmpty()) {
 				// the completions sent in front of the wait fail, the wait and its reserve go on
 				completions.forEach((job) -> this.failedCompletions.add(job.id()));
 				completed.accept(null);
 				return super.reserveAfterWait(queue, waiter, timeout, onlyWoken, max, lease, workerId, maxAttempts,
-						startNow, List.of(), completed);
+						startNow, List.of(), completed, handOff);
 			}
 			return super.reserveAfterWait(queue, waiter, timeout, onlyWoken, max, lease, workerId, maxAttempts, startNow,
 					completions, (results) -> {
@@ -246,7 +248,7 @@ class CompletionResendIntegrationTests extends AbstractRedisIntegrationTests {
 						else {
 							completed.accept(results);
 						}
-					});
+					}, handOff);
 		}
 
 		@Override

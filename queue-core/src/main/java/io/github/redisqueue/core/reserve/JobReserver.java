@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.ToIntFunction;
 
 import io.github.redisqueue.core.AckResult;
 import io.github.redisqueue.core.JobIds;
@@ -13,8 +14,10 @@ import io.github.redisqueue.core.JobOptions;
 import io.github.redisqueue.core.JobOutcome;
 import io.github.redisqueue.core.JobRef;
 import io.github.redisqueue.core.QueueOperations;
+import io.github.redisqueue.core.QueueTemplate;
 import io.github.redisqueue.core.RateLimit;
 import io.github.redisqueue.core.Reservation;
+import io.github.redisqueue.core.ReservedJob;
 import io.github.redisqueue.core.WaitResult;
 import io.github.redisqueue.core.WorkerIds;
 import io.github.redisqueue.core.batch.QueueBatches;
@@ -102,6 +105,18 @@ public final class JobReserver {
 	public @Nullable WaitResult reserveAfterWait(String queue, ListWaiter waiter, Duration timeout, boolean onlyWoken,
 			int max, Duration lease, String workerId, int maxAttempts, int startNow, Collection<JobRef> completions,
 			Consumer<@Nullable List<AckResult>> completed) {
+		return reserveAfterWait(queue, waiter, timeout, onlyWoken, max, lease, workerId, maxAttempts, startNow,
+				completions, completed, null);
+	}
+
+	/**
+	 * Like {@link #reserveAfterWait(String, ListWaiter, Duration, boolean, int, Duration, String, int, int,
+	 * Collection, Consumer)}, with what the reserve took handed to {@code handOff} where its reply arrives, when it
+	 * can be decoded there (see the form of {@link QueueTemplate#reserveAfterWait} that takes a hand-off).
+	 */
+	public @Nullable WaitResult reserveAfterWait(String queue, ListWaiter waiter, Duration timeout, boolean onlyWoken,
+			int max, Duration lease, String workerId, int maxAttempts, int startNow, Collection<JobRef> completions,
+			Consumer<@Nullable List<AckResult>> completed, @Nullable ToIntFunction<Reservation> handOff) {
 		boolean[] answered = {completions.isEmpty()};
 		try {
 			RedisClusterAsyncCommands<byte[], byte[]> connection = waiter.connection();
@@ -122,11 +137,29 @@ public final class JobReserver {
 								answered[0] = true;
 								completedAhead(queue, k, reply, completed);
 							});
-			QueueScriptExecutor.AfterWait after = this.context.executor()
-				.runAfterWait(connection, k.wake(), k.woken(), timeout, ahead, this.context.executor().scripts().reserve(), k,
-						args);
+			HandedOff early = new HandedOff();
+			QueueScriptExecutor.AfterWait after;
+			try {
+				after = this.context.executor()
+					.runAfterWait(connection, k.wake(), k.woken(), timeout, ahead, this.context.executor().scripts().reserve(),
+							k, args, (handOff != null) ? (reply) -> early.handOff(this, queue, k, reply, startNow, handOff)
+									: null);
+			}
+			catch (RuntimeException ex) {
+				// the reserve ran and some of its jobs were handed off, but the wait failed: the rest go back at once
+				ScriptReplies.ReserveReply handed = early.reply;
+				if (handed != null && early.count < handed.reservation().jobs().size()) {
+					List<ReservedJob> rest = handed.reservation().jobs();
+					giveBack(queue, k, rest.subList(early.count, rest.size()).stream().map(ReservedJob::ref).toList());
+				}
+				throw ex;
+			}
 			if (after.reply().isEmpty()) {
 				return new WaitResult(after.woken(), null);
+			}
+			ScriptReplies.ReserveReply handed = early.reply;
+			if (handed != null) {
+				return new WaitResult(after.woken(), recorded(queue, 0, reserved(queue, k, handed)), early.count);
 			}
 			return new WaitResult(after.woken(), recorded(queue, 0, reserved(queue, k, after.reply(), startNow)));
 		}
@@ -135,6 +168,35 @@ public final class JobReserver {
 				completed.accept(null);
 			}
 		}
+	}
+
+	/**
+	 * What the hand-off of a reserve sent behind a wait did, written on the client's I/O thread where the reply
+	 * arrived; read once the wait's call returned or threw (when the hand-off has run or never will).
+	 */
+	private static final class HandedOff {
+
+		// the reply it decoded, null when it did not run
+		volatile ScriptReplies.@Nullable ReserveReply reply;
+
+		// how many of its jobs, the first ones, were handed off
+		volatile int count;
+
+		/**
+		 * Decodes a reserve reply and hands its jobs off, unless the reserve did not run or left payloads out for
+		 * their size (reading them takes a call: the waiting thread does it).
+		 */
+		void handOff(JobReserver reserver, String queue, QueueKeys k, List<Object> reply, int startNow,
+				ToIntFunction<Reservation> handOff) {
+			if (reply.isEmpty() || ScriptReplies.hasApartPayloads(reply)) {
+				return;
+			}
+			ScriptReplies.ReserveReply parsed = reserver.parse(queue, k, reply, startNow);
+			// known before any job is handed off: nothing allocated after it can lose the count
+			this.reply = parsed;
+			this.count = handOff.applyAsInt(parsed.reservation());
+		}
+
 	}
 
 	/** Records completions sent ahead of a wait, tells their results, then hands off finished batches. */

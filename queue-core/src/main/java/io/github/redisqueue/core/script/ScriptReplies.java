@@ -260,6 +260,17 @@ public final class ScriptReplies {
 		return new ReserveReply(reservation, waits, asLong(reply.get(RESERVE_BATCHES_DONE)));
 	}
 
+	/** Whether a reserve reply left a payload out for its size (see {@link #apartJobs}). */
+	public static boolean hasApartPayloads(List<?> reply) {
+		int count = (int) asLong(reply.get(RESERVE_COUNT));
+		for (int i = 0, at = RESERVE_FIRST_JOB; i < count; i++, at += JOB_STRIDE) {
+			if (!(reply.get(at + JOB_PAYLOAD) instanceof byte[])) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	/** The jobs of a reserve reply that it handed out by their payload's length, in reply order. */
 	public static List<JobRef> apartJobs(List<?> reply) {
 		int count = (int) asLong(reply.get(RESERVE_COUNT));

@@ -245,6 +245,16 @@ public final class AckBatcher {
 	}
 
 	/**
+	 * The fetch loop's wait is over and the jobs its reserve took are being handed out, where the reply arrived and
+	 * before the loop's thread has woken: from now on an acknowledgement waits for the loop's next call (or the
+	 * timer) instead of being sent on its own, as after {@link #setSentWithReserve} with {@code true}, which the
+	 * loop's thread calls next. Without it, a job that ends before that thread wakes would cost a call of its own.
+	 */
+	public void waitOver() {
+		this.sentWithReserve = true;
+	}
+
+	/**
 	 * The fetch loop is about to wait: acknowledgements no longer go with its reserves (see
 	 * {@link #setSentWithReserve}). With {@code ahead} what is pending is taken, up to one call's
 	 * worth, to go in front of the wait; {@link #answered} tells what became of them, and those

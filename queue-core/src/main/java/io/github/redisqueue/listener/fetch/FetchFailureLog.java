@@ -54,4 +54,13 @@ final class FetchFailureLog {
 		}
 	}
 
+	/**
+	 * Whether the engine refused the call itself (a count, lease or setting out of range), as
+	 * opposed to Redis failing to answer: no retry cures it. A {@link NumberFormatException} is a
+	 * reply that could not be read, which may pass.
+	 */
+	static boolean isRefusedAsInvalid(RuntimeException ex) {
+		return ex instanceof IllegalArgumentException && !(ex instanceof NumberFormatException);
+	}
+
 }

@@ -3,7 +3,6 @@ package io.github.redisqueue.listener.fetch;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -31,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * the queue is empty blocks on Redis until a wake-up, the next delayed job's due time, or the poll interval,
  * whichever comes first. For a queue of one partition, the first waits after a wake-up of a loop holding no job
  * have a reserve sent right behind them on the waiter's connection, which Redis runs as soon as the wait ends (see
- * {@link #RESERVING_WAITS}): a job enqueued to a waiting loop is taken in one round trip, and once the jobs of a
+ * {@link #RESERVING_WAITS}): a job enqueued to a waiting loop is taken in one round trip (and, with an executor
+ * of the container's own, handed to it where the reply arrives, before this loop's thread wakes), and once the jobs of a
  * reserve that emptied the queue are done, their completions go out on their own and the loop waits again, with
  * no reserve in between. An idle loop sends one blocking command per poll interval, plus one reserve per half
  * lease so that leases other workers left to expire are reclaimed even when no reaper runs. The loop of a
@@ -83,13 +83,11 @@ public final class FetchLoop implements Runnable {
 
 	private final ContainerOptions options;
 
-	private final Executor executor;
-
-	private final Consumer<RunningJob> handler;
-
 	private final AckBatcher acks;
 
 	private final JobSlots slots;
+
+	private final JobDispatcher dispatcher;
 
 	private final CountDownLatch stopped = new CountDownLatch(1);
 
@@ -135,6 +133,15 @@ public final class FetchLoop implements Runnable {
 	private final ServerClock serverClock = new ServerClock();
 
 	/**
+	 * A loop whose executor may run a task on the thread that gives it, or block it: jobs are handed to it from the
+	 * loop's own thread only (see the next constructor).
+	 */
+	public FetchLoop(QueueTemplate template, String queue, String workerId, ContainerOptions options, Executor executor,
+			Consumer<RunningJob> handler, AckBatcher acks) {
+		this(template, queue, workerId, options, executor, handler, acks, false);
+	}
+
+	/**
 	 * @param template the engine
 	 * @param queue the queue name
 	 * @param workerId the identity recorded on leases
@@ -142,17 +149,19 @@ public final class FetchLoop implements Runnable {
 	 * @param executor runs the jobs
 	 * @param handler runs a job on its handler thread once it holds a handler slot; the loop frees its slots after
 	 * @param acks pending acknowledgements, sent along with each reserve
+	 * @param executorHandsOver whether {@code executor} never runs a task on the thread that gives it and never
+	 * blocks that thread (a pool of the container's own with an unbounded queue): then the jobs of a reserve sent
+	 * behind a wait are given to it on the Redis client's I/O thread, as soon as the reply arrives
 	 */
 	public FetchLoop(QueueTemplate template, String queue, String workerId, ContainerOptions options, Executor executor,
-			Consumer<RunningJob> handler, AckBatcher acks) {
+			Consumer<RunningJob> handler, AckBatcher acks, boolean executorHandsOver) {
 		this.template = template;
 		this.queue = queue;
 		this.workerId = workerId;
 		this.options = options;
-		this.executor = executor;
-		this.handler = handler;
 		this.acks = acks;
 		this.slots = new JobSlots(options.concurrency(), options.prefetch(), acks::recordStart);
+		this.dispatcher = new JobDispatcher(this.slots, executor, handler, executorHandsOver);
 		this.maxAttempts = (options.maxAttempts() != null) ? options.maxAttempts() : 0;
 		this.outageLog = new FetchFailureLog(queue, options.pollInterval());
 		Duration halfLease = options.lease().dividedBy(2);
@@ -203,7 +212,7 @@ public final class FetchLoop implements Runnable {
 					this.outageLog.succeeded();
 				}
 				catch (RuntimeException ex) {
-					if (isRefusedAsInvalid(ex)) {
+					if (FetchFailureLog.isRefusedAsInvalid(ex)) {
 						// a configuration or programming error that no retry cures: end the loop,
 						// so that the container reports it
 						throw ex;
@@ -258,15 +267,6 @@ public final class FetchLoop implements Runnable {
 		}
 	}
 
-	/**
-	 * Whether the engine refused the call itself (a count, lease or setting out of range), as
-	 * opposed to Redis failing to answer. A {@link NumberFormatException} is a reply that could
-	 * not be read, which may pass.
-	 */
-	private static boolean isRefusedAsInvalid(RuntimeException ex) {
-		return ex instanceof IllegalArgumentException && !(ex instanceof NumberFormatException);
-	}
-
 	private void fetchOnce() {
 		if (!this.ownLeasesTakenBack) {
 			takeBackOwnLeases();
@@ -316,7 +316,7 @@ public final class FetchLoop implements Runnable {
 						reservation.missingCompletions(), this.queue);
 			}
 			this.slots.reserved(System.nanoTime() - sent);
-			if (took(reservation, free)) {
+			if (took(reservation, free, 0)) {
 				return;
 			}
 		}
@@ -350,7 +350,7 @@ public final class FetchLoop implements Runnable {
 				this.slots.resetReleases();
 				waited = this.template.reserveAfterWait(this.queue, current, wait, !always, waitFree, this.options.lease(),
 						this.workerId, this.maxAttempts, this.slots.startNow(), completions,
-						(results) -> this.acks.answered(completions, results));
+						(results) -> this.acks.answered(completions, results), this.dispatcher.early() ? this::handOff : null);
 			}
 			woken = (waited != null) ? waited.woken() : current.await(wait);
 		}
@@ -366,9 +366,10 @@ public final class FetchLoop implements Runnable {
 		this.waitsReserve |= waited != null;
 		Reservation behind = (waited != null) ? waited.reservation() : null;
 		if (behind != null) {
-			// the reserve sent behind the wait ran: what it took is handled as any reserve's
+			// the reserve sent behind the wait ran: what it took is handled as any reserve's (its first jobs may
+			// have been dispatched already, as its reply arrived)
 			this.reserveNext = true;
-			if (!took(behind, waitFree)) {
+			if (!took(behind, waitFree, waited.handedOff())) {
 				this.reserveNext = false;
 			}
 			return;
@@ -380,30 +381,29 @@ public final class FetchLoop implements Runnable {
 	}
 
 	/**
-	 * Handle what a reserve took: dispatch its jobs, and tell whether the loop goes on at once (all slots filled, a
-	 * limit or bound cut the call short, or jobs of its own finished within the linger) rather than waiting next.
+	 * Handle what a reserve took: dispatch its jobs (but the first {@code handedOff}, dispatched as its reply
+	 * arrived), and tell whether the loop goes on at once (all slots filled, a limit or bound cut the call short, or
+	 * jobs of its own finished within the linger) rather than waiting next.
 	 */
-	private boolean took(Reservation reservation, int free) {
+	private boolean took(Reservation reservation, int free, int handedOff) {
+		List<ReservedJob> jobs = reservation.jobs();
 		if (!this.active) {
-			// a call that returned after a stop (one sent behind a wait that the stop ended): none
-			// of its jobs runs here
-			giveBack(reservation.jobs().stream().map(ReservedJob::ref).toList(), false, "prefetched");
+			// a call that returned after a stop (one sent behind a wait that the stop ended): none of its jobs runs
+			// here but those dispatched already, which the stop gives back unless they started
+			giveBack(jobs.subList(handedOff, jobs.size()).stream().map(ReservedJob::ref).toList(), false, "prefetched");
 			return true;
 		}
 		this.lastReserve = System.nanoTime();
 		this.serverClock.update(reservation.serverTime());
 		this.nextDue = reservation.nextDue();
 		this.rateLimitedUntil = reservation.rateLimitedUntil();
-		List<ReservedJob> jobs = reservation.jobs();
-		Set<String> ahead = reservation.reservedAhead().isEmpty() ? Set.of()
-				: new HashSet<>(reservation.reservedAhead());
-		for (int i = 0; i < jobs.size(); i++) {
+		Set<String> ahead = JobDispatcher.ahead(reservation);
+		for (int i = handedOff; i < jobs.size(); i++) {
 			try {
-				dispatch(jobs.get(i), ahead.contains(jobs.get(i).id()));
+				this.dispatcher.dispatch(jobs.get(i), ahead.contains(jobs.get(i).id()));
 			}
 			catch (RuntimeException | Error ex) {
-				giveBack(jobs.subList(i + 1, jobs.size()).stream().map(ReservedJob::ref).toList(), false,
-						"undispatched");
+				giveBack(jobs.subList(i, jobs.size()).stream().map(ReservedJob::ref).toList(), false, "undispatched");
 				throw ex;
 			}
 		}
@@ -422,17 +422,13 @@ public final class FetchLoop implements Runnable {
 		return !jobs.isEmpty() && !this.waitsReserve;
 	}
 
-	private void dispatch(ReservedJob job, boolean ahead) {
-		RunningJob running = this.slots.hold(job, ahead);
-		try {
-			this.executor.execute(() -> this.slots.runNext(this.handler));
+	/** Where the reply of a reserve behind a wait arrives: its jobs go to the executor at once (see took). */
+	private int handOff(Reservation reservation) {
+		if (!this.active || reservation.jobs().isEmpty()) {
+			return 0;
 		}
-		catch (RuntimeException | Error ex) {
-			// rejected, or the executor is broken: the job never started
-			this.slots.release(running);
-			giveBack(List.of(job.ref()), false, "undispatched");
-			throw ex;
-		}
+		this.acks.waitOver();
+		return this.dispatcher.handOff(reservation, () -> this.active);
 	}
 
 	private boolean awaitOwnRelease() {

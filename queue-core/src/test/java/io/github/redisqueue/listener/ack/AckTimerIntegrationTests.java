@@ -82,6 +82,34 @@ class AckTimerIntegrationTests extends AbstractRedisIntegrationTests {
 		await().until(() -> timerState() == null);
 	}
 
+	@Test
+	void anAcknowledgementOnceTheWaitIsOverIsLeftForTheLoopInsteadOfBeingSentOnItsOwn() {
+		QueueTemplate queues = new QueueTemplate(this.connectionFactory);
+		QueueAdmin admin = new QueueAdmin(queues);
+		List<ReservedJob> jobs = reserved(queues, 3);
+		AckBatcher acks = new AckBatcher(queues, "acks", TIMER);
+		try {
+			acks.setSentWithReserve(true);
+			acks.complete(jobs.get(0).ref());
+			await().until(() -> admin.counts("acks").total("completed") == 1 && timerState() == Thread.State.WAITING);
+			int unparks = acks.timerUnparks();
+			// the loop waits: an acknowledgement is sent at once by the thread that gives it, the timer left alone
+			assertThat(acks.waiting(true)).isEmpty();
+			acks.complete(jobs.get(1).ref());
+			assertThat(admin.counts("acks").total("completed")).isEqualTo(2);
+			assertThat(acks.timerUnparks()).isEqualTo(unparks);
+
+			// the wait is over and its jobs are being handed out: the next one waits for the loop (or the timer)
+			acks.waitOver();
+			acks.complete(jobs.get(2).ref());
+			assertThat(acks.timerUnparks()).as("armed, not sent on its own").isEqualTo(unparks + 1);
+			await().until(() -> admin.counts("acks").total("completed") == 3);
+		}
+		finally {
+			acks.close();
+		}
+	}
+
 	private List<ReservedJob> reserved(QueueTemplate queues, int count) {
 		for (int i = 0; i < count; i++) {
 			queues.enqueue("acks", "job-" + i);
