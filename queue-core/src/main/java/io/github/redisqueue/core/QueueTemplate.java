@@ -373,8 +373,9 @@ public class QueueTemplate implements QueueOperations, DisposableBean {
 	 * Collection, Consumer)}, with the jobs the reserve took handed to {@code handOff} as soon as its reply arrives,
 	 * on the client's I/O thread, before the waiting thread wakes: a listener container starts a job there without
 	 * waiting for its fetch thread. It is given the reservation only when it can be decoded without another call (no
-	 * payload was left out of the reply for its size); it must not block and must not throw, and returns how many of
-	 * the reservation's jobs, the first ones in order, it took over (see {@link WaitResult#handedOff()}).
+	 * payload was left out of the reply for its size); it must not block and should not throw (one that throws counts
+	 * as having taken every job: those it did not take return at their leases' end), and returns how many of the
+	 * reservation's jobs, the first ones in order, it took over (see {@link WaitResult#handedOff()}).
 	 * @param handOff takes the jobs at once, or {@code null}
 	 * @return as the other forms
 	 */

@@ -192,6 +192,27 @@ class ReserveAfterWaitIntegrationTests {
 	}
 
 	@Test
+	void aHandOffThatThrowsCountsAsHavingTakenEveryJob() {
+		QueueTemplate queues = new QueueTemplate(this.factory);
+		List<String> ids = queues.enqueueAll("thrown", List.of("a", "b"), JobOptions.defaults())
+			.stream()
+			.map(EnqueueResult::id)
+			.toList();
+		try (QueueWaiter waiter = queues.openWaiter("thrown")) {
+			WaitResult result = queues.reserveAfterWait("thrown", waiter, Duration.ofMinutes(10), true, 4, LEASE, "w-8",
+					0, 4, List.of(), (results) -> {
+					}, (reservation) -> {
+						throw new IllegalStateException("broken hand-off");
+					});
+
+			// how many it took is unknown: none is dispatched again by the caller, the call itself succeeded
+			assertThat(result.reservation()).isNotNull();
+			assertThat(result.reservation().jobs()).extracting(ReservedJob::id).containsExactlyElementsOf(ids);
+			assertThat(result.handedOff()).isEqualTo(2);
+		}
+	}
+
+	@Test
 	void aReplyWithAPayloadKeptApartForItsSizeIsNotHandedOff() {
 		QueueTemplate queues = new QueueTemplate(this.factory);
 		String large = "x".repeat(10_000);

@@ -138,15 +138,23 @@ public final class JobReserver {
 								completedAhead(queue, k, reply, completed);
 							});
 			HandedOff early = new HandedOff();
-			QueueScriptExecutor.AfterWait after;
 			try {
-				after = this.context.executor()
+				QueueScriptExecutor.AfterWait after = this.context.executor()
 					.runAfterWait(connection, k.wake(), k.woken(), timeout, ahead, this.context.executor().scripts().reserve(),
 							k, args, (handOff != null) ? (reply) -> early.handOff(this, queue, k, reply, startNow, handOff)
 									: null);
+				if (after.reply().isEmpty()) {
+					return new WaitResult(after.woken(), null);
+				}
+				ScriptReplies.ReserveReply handed = early.reply;
+				if (handed != null) {
+					return new WaitResult(after.woken(), recorded(queue, 0, reserved(queue, k, handed)), early.count);
+				}
+				return new WaitResult(after.woken(), recorded(queue, 0, reserved(queue, k, after.reply(), startNow)));
 			}
-			catch (RuntimeException ex) {
-				// the reserve ran and some of its jobs were handed off, but the wait failed: the rest go back at once
+			catch (RuntimeException | Error ex) {
+				// the reserve ran and its jobs were handed off, some or all, but the call failed after it: no caller
+				// dispatches the rest, which go back at once rather than at their leases' end
 				ScriptReplies.ReserveReply handed = early.reply;
 				if (handed != null && early.count < handed.reservation().jobs().size()) {
 					List<ReservedJob> rest = handed.reservation().jobs();
@@ -154,14 +162,6 @@ public final class JobReserver {
 				}
 				throw ex;
 			}
-			if (after.reply().isEmpty()) {
-				return new WaitResult(after.woken(), null);
-			}
-			ScriptReplies.ReserveReply handed = early.reply;
-			if (handed != null) {
-				return new WaitResult(after.woken(), recorded(queue, 0, reserved(queue, k, handed)), early.count);
-			}
-			return new WaitResult(after.woken(), recorded(queue, 0, reserved(queue, k, after.reply(), startNow)));
 		}
 		finally {
 			if (!answered[0]) {
@@ -192,9 +192,17 @@ public final class JobReserver {
 				return;
 			}
 			ScriptReplies.ReserveReply parsed = reserver.parse(queue, k, reply, startNow);
-			// known before any job is handed off: nothing allocated after it can lose the count
 			this.reply = parsed;
-			this.count = handOff.applyAsInt(parsed.reservation());
+			try {
+				this.count = handOff.applyAsInt(parsed.reservation());
+			}
+			catch (RuntimeException | Error ex) {
+				// how many it handed off is unknown: all count as taken, so that none runs twice (one it did not
+				// hand off waits for its lease's end)
+				this.count = parsed.reservation().jobs().size();
+				logger.warn("Handing off the jobs reserved from queue '{}' failed; those it did not take return when "
+						+ "their leases run out", queue, ex);
+			}
 		}
 
 	}
