@@ -98,21 +98,11 @@ public final class JobReserver {
 	 * of the wait, in the same write, by the complete script; {@code completed} takes their
 	 * results as soon as they are known, before the wait is over, or {@code null} when they were
 	 * not recorded (the call failed, or was not made): it is called once whenever there are
-	 * completions, whatever happens.
+	 * completions, whatever happens. With {@code handOff}, what the reserve took is handed to it
+	 * where its reply arrives, when it can be decoded there (see the form of
+	 * {@link QueueTemplate#reserveAfterWait} that takes a hand-off).
 	 * @return whether the wait took a wake-up, and the reservation, {@code null} when the reserve
 	 * did not run; {@code null} for a waiter without a connection of its own
-	 */
-	public @Nullable WaitResult reserveAfterWait(String queue, ListWaiter waiter, Duration timeout, boolean onlyWoken,
-			int max, Duration lease, String workerId, int maxAttempts, int startNow, Collection<JobRef> completions,
-			Consumer<@Nullable List<AckResult>> completed) {
-		return reserveAfterWait(queue, waiter, timeout, onlyWoken, max, lease, workerId, maxAttempts, startNow,
-				completions, completed, null);
-	}
-
-	/**
-	 * Like {@link #reserveAfterWait(String, ListWaiter, Duration, boolean, int, Duration, String, int, int,
-	 * Collection, Consumer)}, with what the reserve took handed to {@code handOff} where its reply arrives, when it
-	 * can be decoded there (see the form of {@link QueueTemplate#reserveAfterWait} that takes a hand-off).
 	 */
 	public @Nullable WaitResult reserveAfterWait(String queue, ListWaiter waiter, Duration timeout, boolean onlyWoken,
 			int max, Duration lease, String workerId, int maxAttempts, int startNow, Collection<JobRef> completions,

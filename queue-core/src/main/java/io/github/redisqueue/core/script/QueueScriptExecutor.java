@@ -311,22 +311,13 @@ public final class QueueScriptExecutor {
 	 * ends, so that a wake-up and what follows it take one round trip. A call that fails recovers
 	 * as a single call does ({@link #recover}), once the wait is over. A call {@code ahead}, when
 	 * given, goes in front of the wait, in the same write: its reply (or its failure, which is not
-	 * retried here) is handed to it as soon as it arrives, before the wait is over.
-	 * @return whether the wait took a wake-up, and the call's reply
-	 */
-	public AfterWait runAfterWait(RedisClusterAsyncCommands<byte[], byte[]> connection, byte[] wake, byte[] woken,
-			Duration timeout, @Nullable AheadOfWait ahead, RedisScript<?> script, QueueKeys k, List<byte[]> args) {
-		return runAfterWait(connection, wake, woken, timeout, ahead, script, k, args, null);
-	}
-
-	/**
-	 * Like {@link #runAfterWait(RedisClusterAsyncCommands, byte[], byte[], Duration, AheadOfWait, RedisScript,
-	 * QueueKeys, List)}, with {@code onReply} given the call's reply where it arrives: on the client's I/O thread, as
-	 * the waiting thread wakes (it is registered before the commands are written). It must not block and must not
-	 * throw. A reply that failed and was recovered is not given to it. Once this method returns or throws,
-	 * {@code onReply} has run or never will.
+	 * retried here) is handed to it as soon as it arrives, before the wait is over. {@code onReply},
+	 * when given, takes the call's reply where it arrives: on the client's I/O thread, as the
+	 * waiting thread wakes (it is registered before the commands are written). It must not block and
+	 * must not throw; a reply that failed and was recovered is not given to it. Once this method
+	 * returns or throws, {@code onReply} has run or never will.
 	 * @param onReply what to do with the reply at once, or {@code null}
-	 * @return as the other form
+	 * @return whether the wait took a wake-up, and the call's reply
 	 */
 	public AfterWait runAfterWait(RedisClusterAsyncCommands<byte[], byte[]> connection, byte[] wake, byte[] woken,
 			Duration timeout, @Nullable AheadOfWait ahead, RedisScript<?> script, QueueKeys k, List<byte[]> args,

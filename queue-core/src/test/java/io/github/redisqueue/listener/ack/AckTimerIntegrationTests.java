@@ -56,11 +56,8 @@ class AckTimerIntegrationTests extends AbstractRedisIntegrationTests {
 		List<ReservedJob> jobs = reserved(queues, count);
 		AckBatcher acks = new AckBatcher(queues, "acks", TIMER);
 		try {
-			acks.setSentWithReserve(true);
 			// the first one starts the timer, which sends it and then sleeps
-			acks.complete(jobs.get(0).ref());
-			await().until(() -> admin.counts("acks").total("completed") == 1 && timerState() == Thread.State.WAITING);
-			int unparks = acks.timerUnparks();
+			int unparks = timerAsleepAfterOne(acks, admin, jobs.get(0));
 			List<JobRef> taken = new ArrayList<>();
 			for (ReservedJob job : jobs.subList(1, count)) {
 				// a job finishes (which arms the timer), then the loop takes its acknowledgement for its reserve
@@ -89,10 +86,7 @@ class AckTimerIntegrationTests extends AbstractRedisIntegrationTests {
 		List<ReservedJob> jobs = reserved(queues, 3);
 		AckBatcher acks = new AckBatcher(queues, "acks", TIMER);
 		try {
-			acks.setSentWithReserve(true);
-			acks.complete(jobs.get(0).ref());
-			await().until(() -> admin.counts("acks").total("completed") == 1 && timerState() == Thread.State.WAITING);
-			int unparks = acks.timerUnparks();
+			int unparks = timerAsleepAfterOne(acks, admin, jobs.get(0));
 			// the loop waits: an acknowledgement is sent at once by the thread that gives it, the timer left alone
 			assertThat(acks.waiting(true)).isEmpty();
 			acks.complete(jobs.get(1).ref());
@@ -108,6 +102,18 @@ class AckTimerIntegrationTests extends AbstractRedisIntegrationTests {
 		finally {
 			acks.close();
 		}
+	}
+
+	/**
+	 * The loop says it sends acknowledgements with its reserves; one acknowledgement starts the timer, which sends
+	 * it (none reserves) and falls asleep.
+	 * @return the timer's unparks so far
+	 */
+	private static int timerAsleepAfterOne(AckBatcher acks, QueueAdmin admin, ReservedJob job) {
+		acks.setSentWithReserve(true);
+		acks.complete(job.ref());
+		await().until(() -> admin.counts("acks").total("completed") == 1 && timerState() == Thread.State.WAITING);
+		return acks.timerUnparks();
 	}
 
 	private List<ReservedJob> reserved(QueueTemplate queues, int count) {
