@@ -18,6 +18,9 @@ import io.github.redisqueue.core.QueueSettings;
  * @param rate jobs per second of the latency phase
  * @param latencyDuration how long the latency phase enqueues
  * @param runs runs per phase; figures are the median with min and max
+ * @param warmupRuns runs of every phase of the main benchmark made first and not counted, so that the first counted run
+ * of redis-queue does not meet a JVM whose code is not yet compiled while the thin loop, measured
+ * after it, does
  * @param redisUrl a Redis to use instead of starting one ({@code redis://host:port})
  * @param out where the JSON results go
  * @param reference whether to run redis-benchmark for the machine's reference numbers
@@ -45,7 +48,7 @@ import io.github.redisqueue.core.QueueSettings;
  * @param jobsPerCall the jobs per call of the script-cost benchmark
  */
 record BenchmarkConfig(int jobs, int concurrency, int batchCap, int prefetch, int rate, Duration latencyDuration, int runs,
-		String redisUrl, Path out, boolean reference, boolean cluster, int masters, int replicas,
+		int warmupRuns, String redisUrl, Path out, boolean reference, boolean cluster, int masters, int replicas,
 		List<Integer> partitions, boolean memory, int memoryJobs, List<Integer> payloadBytes, int paddedTo,
 		boolean backlog, List<Integer> backlogSizes, int backlogSample, List<Integer> payloadSizes, int producers,
 		Duration idleDuration, boolean scriptCosts, List<Integer> jobsPerCall) {
@@ -58,6 +61,7 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int prefetch, in
 		int rate = 1_000;
 		Duration latency = Duration.ofSeconds(10);
 		int runs = 3;
+		int warmupRuns = 1;
 		String url = null;
 		Path out = Path.of("benchmark-results.json");
 		boolean reference = true;
@@ -88,6 +92,7 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int prefetch, in
 				case "rate" -> rate = Integer.parseInt(value);
 				case "latency-seconds" -> latency = Duration.ofMillis((long) (Double.parseDouble(value) * 1000));
 				case "runs" -> runs = Integer.parseInt(value);
+				case "warmup-runs" -> warmupRuns = Integer.parseInt(value);
 				case "redis-url" -> url = value;
 				case "out" -> out = Path.of(value);
 				case "no-reference" -> reference = false;
@@ -121,15 +126,16 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int prefetch, in
 					paddedTo = payloadBytes.get(0);
 				}
 				default -> throw new IllegalArgumentException("Unknown argument '" + arg + "'; known: --jobs=N "
-						+ "--concurrency=C --batch-cap=B --prefetch=P --rate=R --latency-seconds=S --runs=K --redis-url=redis://host:port "
+						+ "--concurrency=C --batch-cap=B --prefetch=P --rate=R --latency-seconds=S --runs=K --warmup-runs=W --redis-url=redis://host:port "
 						+ "--out=FILE --no-reference --cluster --cluster-masters=3 --cluster-replicas=0 --partitions=1,2,3 --memory --memory-jobs=N "
 						+ "--payload-bytes=50,100,1000,10000 --payload-sizes=60,1000,10000 --producers=8 --idle-seconds=10 --backlog --backlog-sizes=1000,1000000 --backlog-sample=N "
 						+ "--script-costs --jobs-per-call=1,8,64");
 			}
 		}
-		if (jobs < 1 || concurrency < 1 || batchCap < 1 || rate < 1 || runs < 1 || masters < 1 || replicas < 0) {
+		if (jobs < 1 || concurrency < 1 || batchCap < 1 || rate < 1 || runs < 1 || masters < 1 || replicas < 0
+				|| warmupRuns < 0) {
 			throw new IllegalArgumentException("jobs, concurrency, batch-cap, rate, runs and cluster masters must be "
-					+ "positive, cluster replicas 0 or more");
+					+ "positive, cluster replicas and warmup runs 0 or more");
 		}
 		if (partitions.stream().anyMatch((count) -> count < 1 || count > QueueSettings.MAX_PARTITIONS)) {
 			throw new IllegalArgumentException("partitions " + partitions + " must each be from 1 to "
@@ -155,7 +161,7 @@ record BenchmarkConfig(int jobs, int concurrency, int batchCap, int prefetch, in
 		if (prefetch < -1) {
 			throw new IllegalArgumentException("prefetch must be 0 or more (or -1 for the default)");
 		}
-		return new BenchmarkConfig(jobs, concurrency, batchCap, prefetch, rate, latency, runs, url, out, reference, cluster,
+		return new BenchmarkConfig(jobs, concurrency, batchCap, prefetch, rate, latency, runs, warmupRuns, url, out, reference, cluster,
 				masters, replicas, partitions, memory, memoryJobs, payloadBytes, paddedTo, backlog, backlogSizes,
 				backlogSample, payloadSizes, producers, idle, scriptCosts, jobsPerCall);
 	}

@@ -1,6 +1,7 @@
 package io.github.redisqueue.samples.benchmark;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -116,7 +117,8 @@ final class PayloadSizeFigures {
 		out.append(Figures.header()).append('\n');
 		ours().forEach((figure) -> out.append(figure.row()).append('\n'));
 		thin().forEach((figure) -> out.append(figure.row()).append('\n'));
-		out.append("ratios to the thin loop (medians; for latency, lower is better):\n");
+		out.append("ratios to the thin loop (of the medians, then of the runs paired in order: median, min-max;\n"
+				+ "for latency, lower is better):\n");
 		ratios().forEach((ratio) -> out.append("  ").append(ratio.row()).append('\n'));
 		Map<String, Object> c = costs();
 		out.append(String.format("Redis commands per job at %s: %.2f (thin %.2f); round trips per job %.2f (thin %.2f)%n",
@@ -142,7 +144,9 @@ final class PayloadSizeFigures {
 	}
 
 	/**
-	 * A figure of redis-queue against the thin loop's figure of the same kind.
+	 * A figure of redis-queue against the thin loop's figure of the same kind: the ratio of their
+	 * medians, and the ratios of the runs paired by their order (run k of each phase ran within the
+	 * same minute, so a machine whose speed drifts between runs moves both sides of a pair).
 	 * @param figure redis-queue's
 	 * @param thin the thin loop's
 	 */
@@ -152,8 +156,22 @@ final class PayloadSizeFigures {
 			return this.figure.median() / this.thin.median();
 		}
 
+		/** The ratio of each run to the thin loop's run of the same order. */
+		List<Double> paired() {
+			List<Double> ours = this.figure.values();
+			List<Double> theirs = this.thin.values();
+			List<Double> paired = new ArrayList<>();
+			for (int i = 0; i < Math.min(ours.size(), theirs.size()); i++) {
+				paired.add(ours.get(i) / theirs.get(i));
+			}
+			return paired;
+		}
+
 		String row() {
-			return String.format("%-40s / %-40s x %.2f", this.figure.phase(), this.thin.phase(), value());
+			List<Double> paired = paired();
+			return String.format("%-40s / %-40s x %.2f (paired runs %.2f, %.2f-%.2f)", this.figure.phase(),
+					this.thin.phase(), value(), Figures.median(paired), Collections.min(paired),
+					Collections.max(paired));
 		}
 
 		Map<String, Object> toMap() {
@@ -161,6 +179,9 @@ final class PayloadSizeFigures {
 			map.put("phase", this.figure.phase());
 			map.put("thinLoopPhase", this.thin.phase());
 			map.put("ratio", value());
+			List<Double> paired = paired();
+			map.put("pairedRunRatios", paired);
+			map.put("pairedRunRatioMedian", Figures.median(paired));
 			return map;
 		}
 

@@ -42,10 +42,12 @@ import org.springframework.core.env.MapPropertySource;
  * sub-jobs under a concurrency cap, drain through the pull API alone, and latency from enqueue to
  * handler start at a fixed rate on an idle started container ({@link LatencyPhase}); the thin loop
  * ({@link ThinLoop}) the same ways; and once, the idle cost of consumers ({@link IdleCost}). Each
- * phase runs several times, reported as median, min and max with Redis round trips, commands, Redis
+ * phase runs several times, after {@code --warmup-runs} runs of every phase (1 by default) whose
+ * figures are dropped, reported as median, min and max with Redis round trips, commands, Redis
  * time, JVM CPU and JVM heap allocation per job. Run it with
  * {@code java -jar samples/benchmark/target/benchmark.jar [--jobs=N] [--concurrency=C]
- * [--batch-cap=B] [--prefetch=P] [--rate=R] [--latency-seconds=S] [--runs=K] [--redis-url=redis://host:port]
+ * [--batch-cap=B] [--prefetch=P] [--rate=R] [--latency-seconds=S] [--runs=K] [--warmup-runs=W]
+ * [--redis-url=redis://host:port]
  * [--out=FILE] [--no-reference] [--payload-sizes=60,1000,10000] [--producers=8] [--idle-seconds=10]}
  * (a payload is padded to about each size in bytes of JSON; 60 leaves it unpadded; without
  * {@code --payload-sizes}, the size of {@code --payload-bytes=S}, else 60); with {@code --cluster [--cluster-masters=M]
@@ -118,6 +120,7 @@ public final class QueueBenchmark {
 		machine.put("batchCap", this.config.batchCap());
 		machine.put("prefetch", (this.config.prefetch() >= 0) ? this.config.prefetch() : "default");
 		machine.put("runs", this.config.runs());
+		machine.put("warmupRuns", this.config.warmupRuns());
 		machine.put("rate", this.config.rate());
 		machine.put("latencySeconds", this.config.latencyDuration().toMillis() / 1000.0);
 		machine.put("idleSeconds", this.config.idleDuration().toMillis() / 1000.0);
@@ -131,35 +134,23 @@ public final class QueueBenchmark {
 		Figures[] thinIdle = IdleCost.figures("thin: BLMOVE C=" + c + ", ");
 		IdleCost idleCost = new IdleCost(this.redis, this.config.idleDuration());
 		DrainPhase drains = new DrainPhase(this.redis, this.queues, c);
-		long duplicates = 0;
-		long missing = 0;
+		// duplicates, then jobs never delivered, over every run (the warm-up's included)
+		long[] lost = new long[2];
 		try {
-			for (int run = 0; run < this.config.runs(); run++) {
-				for (PayloadSizeFigures size : sizes) {
-					BenchPayload.padTo(size.payloadBytes);
-					enqueueSingle(size.single);
-					enqueueParallel(size.parallel);
-					enqueueBulk(size.bulk);
-					long[] lost = drains.cold(size.drainCold, this.config.jobs());
-					LatencyPhase latency = new LatencyPhase(this.redis, this.config.rate(),
-							this.config.latencyDuration().toMillis() / 1000.0, size.latency);
-					long[] warm = drains.warm(size.drainWarm, this.config.jobs(), latency);
-					long[] batched = drainBatch(size.batch);
-					drainPull(size.pull);
-					duplicates += lost[0] + warm[0] + batched[0];
-					missing += lost[1] + warm[1] + batched[1];
-					try (ThinLoop thin = new ThinLoop(this.redis, this.queues.getSerializer(), c)) {
-						thinSingle(thin, size.thinSingle);
-						thinParallel(thin, size.thinParallel);
-						thinBulk(thin, size.thinBulk);
-						drains.thin(thin, size.thinDrain, this.config.jobs());
-						new LatencyPhase(this.redis, this.config.rate(), this.config.latencyDuration().toMillis() / 1000.0,
-								size.thinLatency).thin(thin, c);
-					}
+			List<PayloadSizeFigures> warmup = new ArrayList<>();
+			for (int size : this.config.payloadSizes()) {
+				warmup.add(new PayloadSizeFigures(size, this.config, this.config.producers()));
+			}
+			for (int run = -this.config.warmupRuns(); run < this.config.runs(); run++) {
+				// a warm-up run measures into figures of its own, dropped
+				for (PayloadSizeFigures size : (run < 0) ? warmup : sizes) {
+					runPhases(size, drains, c, lost);
 				}
-				idleCost.ours(this.queues, c, idle);
-				try (ThinLoop thin = new ThinLoop(this.redis, this.queues.getSerializer(), c)) {
-					idleCost.thin(thin, c, thinIdle);
+				if (run >= 0) {
+					idleCost.ours(this.queues, c, idle);
+					try (ThinLoop thin = new ThinLoop(this.redis, this.queues.getSerializer(), c)) {
+						idleCost.thin(thin, c, thinIdle);
+					}
 				}
 			}
 		}
@@ -168,7 +159,34 @@ public final class QueueBenchmark {
 		}
 		Map<String, Object> reference = this.config.reference()
 				? new ReferenceNumbers(this.redis.host(), this.redis.port()).measure() : Map.of();
-		return new Report(this.config, machine, sizes, idle, thinIdle, reference, duplicates, missing);
+		return new Report(this.config, machine, sizes, idle, thinIdle, reference, lost[0], lost[1]);
+	}
+
+	/**
+	 * One run of every phase at one payload size, redis-queue's then the thin loop's, adding the
+	 * jobs delivered twice and never delivered to {@code lost}.
+	 */
+	private void runPhases(PayloadSizeFigures size, DrainPhase drains, int c, long[] lost) throws Exception {
+		BenchPayload.padTo(size.payloadBytes);
+		enqueueSingle(size.single);
+		enqueueParallel(size.parallel);
+		enqueueBulk(size.bulk);
+		long[] cold = drains.cold(size.drainCold, this.config.jobs());
+		LatencyPhase latency = new LatencyPhase(this.redis, this.config.rate(),
+				this.config.latencyDuration().toMillis() / 1000.0, size.latency);
+		long[] warm = drains.warm(size.drainWarm, this.config.jobs(), latency);
+		long[] batched = drainBatch(size.batch);
+		drainPull(size.pull);
+		lost[0] += cold[0] + warm[0] + batched[0];
+		lost[1] += cold[1] + warm[1] + batched[1];
+		try (ThinLoop thin = new ThinLoop(this.redis, this.queues.getSerializer(), c)) {
+			thinSingle(thin, size.thinSingle);
+			thinParallel(thin, size.thinParallel);
+			thinBulk(thin, size.thinBulk);
+			drains.thin(thin, size.thinDrain, this.config.jobs());
+			new LatencyPhase(this.redis, this.config.rate(), this.config.latencyDuration().toMillis() / 1000.0,
+					size.thinLatency).thin(thin, c);
+		}
 	}
 
 	private void enqueueSingle(Figures figures) {

@@ -25,9 +25,11 @@ class BenchmarkSmokeTests {
 	void shortRunProducesEveryFigureAtEveryPayloadSize(@TempDir Path dir) throws Exception {
 		RedisEndpoint redis = TestRedis.shared();
 		Path out = dir.resolve("results.json");
+		// one warm-up run by default: its figures are dropped, so each figure below holds one run
 		BenchmarkConfig config = BenchmarkConfig.parse("--jobs=500", "--runs=1", "--latency-seconds=0.5", "--rate=400",
 				"--idle-seconds=0.5", "--payload-sizes=60,1000", "--no-reference", "--redis-url=" + redis.uri(),
 				"--out=" + out);
+		assertThat(config.warmupRuns()).isEqualTo(1);
 
 		QueueBenchmark.Report report = QueueBenchmark.run(config);
 		report.write();
@@ -43,6 +45,9 @@ class BenchmarkSmokeTests {
 			});
 			assertThat(size.thin()).hasSize(8).allSatisfy((figures) -> assertThat(figures.median()).isPositive());
 			assertThat(size.ratios()).hasSize(10).allSatisfy((ratio) -> assertThat(ratio.value()).isPositive());
+			// one run: the one pair's ratio is the ratio of the medians
+			assertThat(size.ratios()).allSatisfy((ratio) -> assertThat(ratio.paired()).singleElement()
+				.satisfies((paired) -> assertThat(paired).isCloseTo(ratio.value(), within(1e-9))));
 			// one sample per job enqueued: rate x seconds, for each latency figure, ours and the thin loop's
 			assertThat(size.latency).allSatisfy((figures) -> assertThat(figures.sampleCounts()).containsExactly(200L));
 			assertThat(size.thinLatency).allSatisfy((figures) -> assertThat(figures.sampleCounts()).containsExactly(200L));
@@ -73,7 +78,7 @@ class BenchmarkSmokeTests {
 			.containsPattern("(?m)^drain warm @QueueListener C=8 +[0-9,.]+ .* jobs/s ")
 			.containsPattern("(?m)^enqueue, 1 job/call, 8 threads +[0-9,.]+ .* jobs/s ")
 			.containsPattern("(?m)^thin: latency p99.9 @400/s +[0-9,.]+ .* ms ")
-			.containsPattern("(?m)^  drain warm @QueueListener C=8 +/ thin: LMOVE\\+LREM C=8 +x [0-9]+\\.[0-9]{2}$")
+			.containsPattern("(?m)^  drain warm @QueueListener C=8 +/ thin: LMOVE\\+LREM C=8 +x [0-9]+\\.[0-9]{2} \\(paired runs [0-9]+\\.[0-9]{2}, [0-9]+\\.[0-9]{2}-[0-9]+\\.[0-9]{2}\\)$")
 			.containsPattern("(?m)^Redis commands per job at 400/s: [0-9.]+ \\(thin [0-9.]+\\)")
 			.containsPattern("(?m)^batch drain / cold @QueueListener drain \\(medians\\): [0-9]+\\.[0-9]%$");
 		assertThat(Files.readString(out)).contains("\"deliveredTwice\" : 0")
@@ -82,7 +87,9 @@ class BenchmarkSmokeTests {
 			.contains("\"redisMicrosPerJobEnqueueAndDrain\"")
 			.contains("\"thinLoopIdle\"")
 			.contains("\"samples\" : [ 200 ]")
-			.contains("\"ratiosToThinLoop\"");
+			.contains("\"ratiosToThinLoop\"")
+			.contains("\"pairedRunRatios\"")
+			.contains("\"warmupRuns\" : 1");
 	}
 
 	@Test
