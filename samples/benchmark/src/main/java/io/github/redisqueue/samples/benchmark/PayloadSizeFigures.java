@@ -145,8 +145,8 @@ final class PayloadSizeFigures {
 
 	/**
 	 * A figure of redis-queue against the thin loop's figure of the same kind: the ratio of their
-	 * medians, and the ratios of the runs paired by their order (run k of each phase ran within the
-	 * same minute, so a machine whose speed drifts between runs moves both sides of a pair).
+	 * medians, and the ratios of the runs paired by their order (run k of each phase ran a minute or
+	 * two apart, so a machine whose speed drifts between runs moves both sides of a pair).
 	 * @param figure redis-queue's
 	 * @param thin the thin loop's
 	 */
@@ -156,12 +156,16 @@ final class PayloadSizeFigures {
 			return this.figure.median() / this.thin.median();
 		}
 
-		/** The ratio of each run to the thin loop's run of the same order. */
+		/** The ratio of each run to the thin loop's run of the same order (both ran every run). */
 		List<Double> paired() {
 			List<Double> ours = this.figure.values();
 			List<Double> theirs = this.thin.values();
+			if (ours.size() != theirs.size()) {
+				throw new IllegalStateException(this.figure.phase() + " has " + ours.size() + " runs, "
+						+ this.thin.phase() + " " + theirs.size());
+			}
 			List<Double> paired = new ArrayList<>();
-			for (int i = 0; i < Math.min(ours.size(), theirs.size()); i++) {
+			for (int i = 0; i < ours.size(); i++) {
 				paired.add(ours.get(i) / theirs.get(i));
 			}
 			return paired;
