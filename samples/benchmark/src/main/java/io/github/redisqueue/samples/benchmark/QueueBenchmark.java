@@ -126,10 +126,7 @@ public final class QueueBenchmark {
 		machine.put("idleSeconds", this.config.idleDuration().toMillis() / 1000.0);
 		machine.put("payloadSizes", this.config.payloadSizes());
 		int c = this.config.concurrency();
-		List<PayloadSizeFigures> sizes = new ArrayList<>();
-		for (int size : this.config.payloadSizes()) {
-			sizes.add(new PayloadSizeFigures(size, this.config, this.config.producers()));
-		}
+		List<PayloadSizeFigures> sizes = figuresOfEachSize();
 		Figures[] idle = IdleCost.figures("@QueueListener C=" + c + ", ");
 		Figures[] thinIdle = IdleCost.figures("thin: BLMOVE C=" + c + ", ");
 		IdleCost idleCost = new IdleCost(this.redis, this.config.idleDuration());
@@ -137,10 +134,7 @@ public final class QueueBenchmark {
 		// duplicates, then jobs never delivered, over every run (the warm-up's included)
 		long[] lost = new long[2];
 		try {
-			List<PayloadSizeFigures> warmup = new ArrayList<>();
-			for (int size : this.config.payloadSizes()) {
-				warmup.add(new PayloadSizeFigures(size, this.config, this.config.producers()));
-			}
+			List<PayloadSizeFigures> warmup = figuresOfEachSize();
 			for (int run = -this.config.warmupRuns(); run < this.config.runs(); run++) {
 				// a warm-up run measures into figures of its own, dropped
 				for (PayloadSizeFigures size : (run < 0) ? warmup : sizes) {
@@ -160,6 +154,13 @@ public final class QueueBenchmark {
 		Map<String, Object> reference = this.config.reference()
 				? new ReferenceNumbers(this.redis.host(), this.redis.port()).measure() : Map.of();
 		return new Report(this.config, machine, sizes, idle, thinIdle, reference, lost[0], lost[1]);
+	}
+
+	/** Empty figures for each payload size of {@code --payload-sizes}, in order. */
+	private List<PayloadSizeFigures> figuresOfEachSize() {
+		return this.config.payloadSizes().stream()
+			.map((size) -> new PayloadSizeFigures(size, this.config, this.config.producers()))
+			.toList();
 	}
 
 	/**
